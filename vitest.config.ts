@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const packages = fileURLToPath(new URL('./packages/', import.meta.url));
+
+// Tests run against the TypeScript sources, not dist/, so no build is needed before `vitest`.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@sms-webhooks\/core\/testing$/, replacement: `${packages}core/src/testing/index.ts` },
+      { find: /^@sms-webhooks\/([a-z-]+)$/, replacement: `${packages}$1/src/index.ts` },
+    ],
+  },
+  test: {
+    globals: true,
+    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/.tmp/**'],
+    testTimeout: 20_000,
+    hookTimeout: 60_000,
+    // CI reads the pass/fail counts for its closing line from this report.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
+  },
+});
