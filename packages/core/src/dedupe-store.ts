@@ -1,0 +1,43 @@
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * - `claimed`: this caller now holds the key until `complete`, `release` or the lease runs out.
+ * - `in-flight`: someone else holds a live claim (another instance is processing the event).
+ * - `completed`: the event was processed and the record is still retained.
+ */
+export type ClaimResult = 'claimed' | 'in-flight' | 'completed';
+
+/**
+ * Where the receiver records which events it has processed. Every operation must be atomic on its own:
+ * two instances claiming the same key at once must see exactly one `claimed`.
+ *
+ * A Postgres version, for scale: a table (key text primary key, token text, state text, expires_at
+ * timestamptz); claim = INSERT … ON CONFLICT (key) DO UPDATE … WHERE expires_at < now() RETURNING, then
+ * read the row's state when nothing was returned; complete/release = UPDATE/DELETE … WHERE key = $1 AND
+ * token = $2 AND state = 'in-flight' AND expires_at > now(). Run `runDedupeStoreContract` against it.
+ */
+export interface DedupeStore {
+  /** true when keys live only in this process: the receiver warns when that is used in production. */
+  readonly localKeys: boolean;
+  /** Called once by the receiver before its first claim. */
+  init?(): Awaitable<void>;
+  /** Atomically: if `key` is free (or its lease or retention ran out) hold it for `leaseMs` under `token`. */
+  claim(key: string, token: string, leaseMs: number): Awaitable<ClaimResult>;
+  /** Marks a claim done and keeps it `retainMs`; false (and no change) unless `token` holds a live claim. */
+  complete(key: string, token: string, retainMs: number): Awaitable<boolean>;
+  /** Frees a claim so a redelivery can process it; false (and no change) unless `token` holds a live claim. */
+  release(key: string, token: string): Awaitable<boolean>;
+  /** Called by `receiver.close()`. Must not close connections the store was handed by the user. */
+  shutdown?(): Awaitable<void>;
+}
+
+export function isDedupeStore(value: unknown): value is DedupeStore {
+  const s = value as Partial<DedupeStore> | null;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.claim === 'function' &&
+    typeof s.complete === 'function' &&
+    typeof s.release === 'function'
+  );
+}

@@ -1,0 +1,55 @@
+/** Codes of deliveries that are refused before any handler runs. Stable: match on these, not on messages. */
+export type VerificationErrorCode =
+  | 'signature_missing'
+  | 'signature_malformed'
+  | 'timestamp_out_of_tolerance'
+  | 'signature_mismatch'
+  | 'payload_invalid'
+  | 'header_mismatch'
+  | 'payload_too_large';
+
+export type ResponseErrorCode =
+  | VerificationErrorCode
+  | 'in_flight'
+  | 'handler_failed'
+  | 'store_unavailable'
+  | 'raw_body_unavailable'
+  | 'method_not_allowed'
+  | 'request_timeout';
+
+const STATUS: Record<VerificationErrorCode, number> = {
+  signature_missing: 400,
+  signature_malformed: 400,
+  timestamp_out_of_tolerance: 400,
+  signature_mismatch: 400,
+  payload_invalid: 400,
+  header_mismatch: 400,
+  payload_too_large: 413,
+};
+
+/**
+ * Thrown by `verifyWebhook` and friends. Messages never contain a secret or an expected signature.
+ * Check `error.code` (or `isWebhookVerificationError`) rather than `instanceof`: two copies of this
+ * package (ESM and CJS, or two versions) have two classes.
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError';
+  readonly code: VerificationErrorCode;
+  readonly status: number;
+
+  constructor(code: VerificationErrorCode, message: string) {
+    super(message);
+    this.code = code;
+    this.status = STATUS[code];
+  }
+}
+
+export function isWebhookVerificationError(error: unknown): error is WebhookVerificationError {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { name?: unknown }).name === 'WebhookVerificationError' &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    (error as { code: string }).code in STATUS
+  );
+}

@@ -1,0 +1,18 @@
+import type { AnyWebhookEvent } from './event-types.js';
+
+/** Every failure of one event's handlers, collected; `errors` holds each handler's own error. */
+export class WebhookHandlerError extends AggregateError {
+  override readonly name = 'WebhookHandlerError';
+  readonly code = 'handler_failed';
+  readonly event: AnyWebhookEvent;
+
+  constructor(errors: unknown[], event: AnyWebhookEvent) {
+    super(
+      errors,
+      `${errors.length} handler${errors.length === 1 ? '' : 's'} failed for ${event.type} ${event.id}: ${errors
+        .map((e) => (e instanceof Error ? e.message : String(e)))
+        .join('; ')}`,
+    );
+    this.event = event;
+  }
+}

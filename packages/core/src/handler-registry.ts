@@ -1,0 +1,54 @@
+import type { AnyWebhookEvent, EventType, WebhookEvent } from './event-types.js';
+
+export interface HandlerContext {
+  /** From the delivery-attempt header: 1 for the first delivery, up to 6. */
+  attempt?: number;
+  receivedAt: Date;
+}
+
+export type WebhookHandler<T extends EventType = EventType> = (
+  event: WebhookEvent<T>,
+  ctx: HandlerContext,
+) => unknown;
+
+export type AnyWebhookHandler = (event: AnyWebhookEvent, ctx: HandlerContext) => unknown;
+
+const NONE: readonly AnyWebhookHandler[] = Object.freeze([]);
+
+/** Handlers by event type, plus those for every event; the dispatch list per type is cached. */
+export class HandlerRegistry {
+  readonly #byType = new Map<string, AnyWebhookHandler[]>();
+  readonly #any: AnyWebhookHandler[] = [];
+  #cache = new Map<string, readonly AnyWebhookHandler[]>();
+
+  add(type: string, handler: AnyWebhookHandler): void {
+    const list = this.#byType.get(type);
+    if (list) list.push(handler);
+    else this.#byType.set(type, [handler]);
+    this.#cache = new Map();
+  }
+
+  addAny(handler: AnyWebhookHandler): void {
+    this.#any.push(handler);
+    this.#cache = new Map();
+  }
+
+  remove(type: string, handler: AnyWebhookHandler): void {
+    const list = this.#byType.get(type);
+    const i = list ? list.indexOf(handler) : -1;
+    if (i >= 0) list!.splice(i, 1);
+    const j = this.#any.indexOf(handler);
+    if (type === '*' && j >= 0) this.#any.splice(j, 1);
+    this.#cache = new Map();
+  }
+
+  for(type: string): readonly AnyWebhookHandler[] {
+    let list = this.#cache.get(type);
+    if (list === undefined) {
+      const own = this.#byType.get(type) ?? [];
+      list = own.length + this.#any.length === 0 ? NONE : [...own, ...this.#any];
+      this.#cache.set(type, list);
+    }
+    return list;
+  }
+}

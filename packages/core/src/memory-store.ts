@@ -1,0 +1,180 @@
+import type { ClaimResult, DedupeStore } from './dedupe-store.js';
+
+export interface MemoryStoreOptions {
+  /** Completed records kept at most; the oldest goes first when full. Default 100,000. */
+  maxEntries?: number;
+  /** Clock in milliseconds, for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+interface Claim {
+  token: string;
+  expires: number;
+}
+
+/**
+ * A per-process store: right for one instance, wrong for several (use `@sms-webhooks/redis`).
+ * One Map holds every key: a number is a completed record (its expiry), an object a live claim, so a
+ * delivery costs one lookup and one insert to claim and one lookup and one overwrite to complete. A
+ * queue of completed records in insertion order makes eviction of the oldest and the expiry sweep O(1);
+ * a record costs little more than its key. No timer: nothing keeps the process alive and expired
+ * records are dropped as new ones arrive.
+ */
+export class MemoryStore implements DedupeStore {
+  readonly localKeys = true;
+  readonly maxEntries: number;
+  readonly #now: () => number;
+  // Times are kept relative to construction so they stay small integers (V8 stores those unboxed).
+  readonly #epoch: number;
+  readonly #records = new Map<string, number | Claim>();
+  #completed = 0;
+  #claims = 0;
+  // Not the Map's own order: V8 leaves deleted entries as holes that `keys().next()` walks past, so
+  // taking the oldest from the Map's front costs O(holes) and a full store slows to a crawl.
+  readonly #order = new Fifo();
+
+  constructor(options: MemoryStoreOptions = {}) {
+    const { maxEntries = 100_000, now = Date.now } = options;
+    if (!Number.isInteger(maxEntries) || maxEntries < 1) {
+      throw new TypeError(
+        `sms-webhooks: MemoryStore maxEntries must be a positive integer, got ${maxEntries}.`,
+      );
+    }
+    this.maxEntries = maxEntries;
+    this.#now = now;
+    this.#epoch = now();
+  }
+
+  /** Completed records currently kept (expired ones may linger until swept). */
+  get size(): number {
+    return this.#completed;
+  }
+
+  claim(key: string, token: string, leaseMs: number): ClaimResult {
+    const now = this.#now() - this.#epoch;
+    const record = this.#records.get(key);
+    if (typeof record === 'number') {
+      if (record > now) return 'completed';
+      this.#completed--; // expired: overwritten below, its queue entry becomes a leftover
+    } else if (record !== undefined) {
+      if (record.expires > now) return 'in-flight';
+      this.#claims--; // a dead claim, replaced below
+    }
+    if (typeof record !== 'object' && this.#claims >= this.maxEntries) this.#sweepClaims(now);
+    this.#records.set(key, { token, expires: now + leaseMs });
+    this.#claims++;
+    return 'claimed';
+  }
+
+  complete(key: string, token: string, retainMs: number): boolean {
+    const now = this.#now() - this.#epoch;
+    if (!this.#takeClaim(key, token, now, false)) return false;
+    this.#dropOldest(now);
+    const expires = now + retainMs;
+    this.#records.set(key, expires);
+    this.#completed++;
+    this.#order.push(key, expires);
+    return true;
+  }
+
+  release(key: string, token: string): boolean {
+    return this.#takeClaim(key, token, this.#now() - this.#epoch, true);
+  }
+
+  /** Ends `token`'s claim on `key`; true when it was still live. Deletes the key unless `complete` reuses it. */
+  #takeClaim(key: string, token: string, now: number, release: boolean): boolean {
+    const held = this.#records.get(key);
+    if (typeof held !== 'object' || held.token !== token) return false;
+    this.#claims--;
+    // A claim whose lease ran out is gone, as in Redis: the late owner changes nothing.
+    const live = held.expires > now;
+    if (release || !live) this.#records.delete(key);
+    return live;
+  }
+
+  /**
+   * A queued record is live while the Map still holds it with the same expiry; otherwise (expired and
+   * claimed again, or completed again since) it is a leftover and skipping it frees nothing.
+   */
+  #dropOldest(now: number): void {
+    const records = this.#records;
+    const order = this.#order;
+    if (this.#completed >= this.maxEntries) {
+      // Full: the oldest goes whatever its expiry (one Map lookup per complete, the common case).
+      while (this.#completed >= this.maxEntries) {
+        const key = order.headKey();
+        if (records.get(key) === order.headExpires()) {
+          records.delete(key);
+          this.#completed--;
+        }
+        order.shift();
+      }
+      return;
+    }
+    // At most two expired or leftover records per call: they still go faster than they come, and a
+    // burst of expiries never lands on one request.
+    for (let i = 0; i < 2 && order.size > 0; i++) {
+      const key = order.headKey();
+      const expires = order.headExpires();
+      if (records.get(key) === expires) {
+        if (expires > now) break;
+        records.delete(key);
+        this.#completed--;
+      }
+      order.shift();
+    }
+  }
+
+  #sweepClaims(now: number): void {
+    for (const [key, record] of this.#records) {
+      if (typeof record === 'object' && record.expires <= now) {
+        this.#records.delete(key);
+        this.#claims--;
+      }
+    }
+  }
+}
+
+/** A growable ring of (key, expiry) pairs: push at the back, shift from the front, both O(1). */
+class Fifo {
+  #keys: (string | undefined)[] = new Array(16);
+  #expires = new Float64Array(16);
+  #head = 0;
+  size = 0;
+
+  push(key: string, expires: number): void {
+    if (this.size === this.#keys.length) this.#grow();
+    const at = (this.#head + this.size) & (this.#keys.length - 1);
+    this.#keys[at] = key;
+    this.#expires[at] = expires;
+    this.size++;
+  }
+
+  headKey(): string {
+    return this.#keys[this.#head] as string;
+  }
+
+  headExpires(): number {
+    return this.#expires[this.#head]!;
+  }
+
+  shift(): void {
+    this.#keys[this.#head] = undefined; // let the key string go
+    this.#head = (this.#head + 1) & (this.#keys.length - 1);
+    this.size--;
+  }
+
+  #grow(): void {
+    const capacity = this.#keys.length * 2;
+    const keys = new Array<string | undefined>(capacity);
+    const expires = new Float64Array(capacity);
+    for (let i = 0; i < this.size; i++) {
+      const from = (this.#head + i) & (this.#keys.length - 1);
+      keys[i] = this.#keys[from];
+      expires[i] = this.#expires[from]!;
+    }
+    this.#keys = keys;
+    this.#expires = expires;
+    this.#head = 0;
+  }
+}

@@ -1,0 +1,54 @@
+import type { ResponseErrorCode } from './errors.js';
+
+/** What an adapter writes back: status, headers and a JSON body, ready to send. */
+export interface ReceiverResponse {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: string;
+}
+
+const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
+
+function ok(body: object): ReceiverResponse {
+  return Object.freeze({ status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) });
+}
+
+export const RECEIVED = ok({ received: true });
+export const IGNORED = ok({ received: true, ignored: true });
+export const DUPLICATE = ok({ received: true, duplicate: true });
+
+export function errorResponse(
+  status: number,
+  code: ResponseErrorCode,
+  message: string,
+  headers?: Record<string, string>,
+): ReceiverResponse {
+  return {
+    status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+    body: JSON.stringify({ error: { code, message } }),
+  };
+}
+
+export const RAW_BODY_HINT =
+  'sms-webhooks: the request body was already parsed by another body parser, so its signature cannot be checked. ' +
+  'Mount the webhook route before express.json()/bodyParser (or exclude its path from them), or give it express.raw().';
+
+export const RAW_BODY_UNAVAILABLE = errorResponse(
+  500,
+  'raw_body_unavailable',
+  'The raw request body was consumed by another body parser before the webhook route; see the server log.',
+);
+
+export function payloadTooLarge(maxBodyBytes: number): ReceiverResponse {
+  return errorResponse(413, 'payload_too_large', `Body is larger than the limit of ${maxBodyBytes} bytes.`);
+}
+
+export const METHOD_NOT_ALLOWED = errorResponse(
+  405,
+  'method_not_allowed',
+  'Webhook deliveries are POST requests.',
+  {
+    allow: 'POST',
+  },
+);

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import type { EventDataMap, EventType, WebhookEvent } from './event-types.js';
+import { DEFAULT_HEADER_PREFIX, headerNames } from './headers.js';
+import { signPayload } from './sign-payload.js';
+
+export interface TestDeliveryOptions<T extends EventType> {
+  secret: string;
+  /** Merged over a realistic sample for the type. */
+  data?: Partial<EventDataMap[T]>;
+  /** Default a fresh `evt_…` id. */
+  id?: string;
+  /** Unix seconds for the signature; default now. */
+  timestamp?: number;
+  /** The delivery-attempt header; default 1. */
+  attempt?: number;
+  /** Default true, as deliveries from a `sk_test_` workspace. */
+  test?: boolean;
+  headerPrefix?: string;
+}
+
+export interface TestDelivery<T extends EventType> {
+  /** The JSON body exactly as signed: send these bytes unchanged. */
+  body: string;
+  headers: Record<string, string>;
+  event: WebhookEvent<T>;
+}
+
+export function randomId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('hex')}`;
+}
+
+const MESSAGE_STATUS: Record<string, string> = {
+  'message.sent': 'sent',
+  'message.delivered': 'delivered',
+  'message.failed': 'failed',
+  'message.replied': 'replied',
+};
+
+/** A sample `data` object for each type, shaped as spec section 2 describes. */
+export function sampleData<T extends EventType>(type: T, now = new Date()): EventDataMap[T] {
+  if (type.startsWith('message.')) {
+    return {
+      id: randomId('msg'),
+      sms_id: randomId('sms'),
+      to: '+15555550123',
+      status: MESSAGE_STATUS[type]!,
+      error:
+        type === 'message.failed'
+          ? { code: 'unreachable', message: 'The handset could not be reached.' }
+          : null,
+      kind: 'utility',
+      updated_at: now.toISOString(),
+      metadata: { order_id: 'ord_1234' },
+    } as EventDataMap[T];
+  }
+  if (type === 'sms.completed') {
+    return {
+      id: randomId('sms'),
+      recipients: 1,
+      completed_at: now.toISOString(),
+    } as unknown as EventDataMap[T];
+  }
+  return { message: 'This is a test event.' } as unknown as EventDataMap[T];
+}
+
+/**
+ * A correctly signed delivery, as the service would send it: test your handlers with
+ * `receiver.handle({ rawBody: d.body, headers: d.headers })` or POST it to your running app.
+ */
+export function createTestDelivery<T extends EventType>(
+  type: T,
+  options: TestDeliveryOptions<T>,
+): TestDelivery<T> {
+  const now = new Date();
+  const event = {
+    id: options.id ?? randomId('evt'),
+    object: 'event',
+    type,
+    api_version: 'v1',
+    created_at: now.toISOString(),
+    test: options.test ?? true,
+    data: { ...sampleData(type, now), ...options.data },
+  } as WebhookEvent<T>;
+  const body = JSON.stringify(event);
+  const names = headerNames(options.headerPrefix ?? DEFAULT_HEADER_PREFIX);
+  return {
+    body,
+    event,
+    headers: {
+      'content-type': 'application/json',
+      [names.signature]: signPayload(body, options.secret, { timestamp: options.timestamp }),
+      [names.eventId]: event.id,
+      [names.eventType]: type,
+      [names.attempt]: String(options.attempt ?? 1),
+    },
+  };
+}

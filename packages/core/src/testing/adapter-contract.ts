@@ -1,0 +1,621 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { DedupeStore } from '../dedupe-store.js';
+import type { Logger } from '../logger.js';
+import { MemoryStore } from '../memory-store.js';
+import { createReceiver, type Receiver } from '../receiver.js';
+import type { ReceiverOptions } from '../receiver-options.js';
+import { signPayload } from '../sign-payload.js';
+import { createTestDelivery, randomId } from '../test-delivery.js';
+import { resolveTestApi, type TestApi } from './test-api.js';
+
+/** A running app with the adapter mounted; `url` is the full URL of the webhook route. */
+export interface AdapterServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a real HTTP server (127.0.0.1, port 0) whose framework app mounts `receiver` at `path` with
+ * the adapter under test, exactly as a user would.
+ */
+export interface AdapterHarness {
+  start(receiver: Receiver, options: { path: string }): Promise<AdapterServer>;
+}
+
+export interface AdapterContractOptions extends Partial<TestApi> {
+  /** Path the contract asks the harness to mount the webhook on. Default '/webhooks/sms'. */
+  path?: string;
+}
+
+const SECRET = 'whsec_adaptercontract0123456789abcdef';
+const OTHER_SECRET = 'whsec_someoneelse0123456789abcdef01';
+const LIMIT = 4096;
+const TIMEOUT_MS = 5000;
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
+interface RawRequest {
+  method?: string;
+  headers?: Record<string, string | number>;
+  /** Written one by one; the request is ended only when `end` is not false. */
+  chunks?: (string | Buffer)[];
+  end?: boolean;
+}
+
+function defer<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+/** Rejects instead of hanging, so a stuck adapter fails the test with a clear message. */
+function within<T>(promise: Promise<T>, what: string, ms = TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms: ${what}`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * node:http rather than fetch where the test needs control over the bytes on the wire: no
+ * content-type, a declared length that is never sent, a chunked body that is never ended.
+ */
+function send(url: string, options: RawRequest = {}): Promise<Reply> {
+  const answer = new Promise<Reply>((resolve, reject) => {
+    const req = httpRequest(url, {
+      method: options.method ?? 'POST',
+      headers: options.headers,
+      agent: false,
+    });
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString() });
+        req.destroy();
+      });
+      res.on('error', reject);
+    });
+    // The server may close the socket after answering early (413); only a missing answer is a failure.
+    req.on('error', (error) => setTimeout(() => reject(error), 200));
+    for (const chunk of options.chunks ?? []) req.write(chunk);
+    if (options.end !== false) req.end();
+  });
+  return within(answer, `${options.method ?? 'POST'} ${url}`);
+}
+
+function post(url: string, delivery: { body: string | Buffer; headers: Record<string, string> }) {
+  return send(url, { headers: delivery.headers, chunks: [delivery.body] });
+}
+
+function errorCode(reply: Reply): string | undefined {
+  try {
+    return (JSON.parse(reply.text) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
+  }
+}
+
+function assertJson(reply: Reply, status: number, body: object): void {
+  assert.equal(reply.status, status, `status (body: ${reply.text})`);
+  assert.match(String(reply.headers['content-type']), /application\/json/);
+  assert.deepEqual(JSON.parse(reply.text), body);
+}
+
+function assertError(reply: Reply, status: number, code: string): void {
+  assert.equal(reply.status, status, `status (body: ${reply.text})`);
+  assert.match(String(reply.headers['content-type']), /application\/json/);
+  assert.equal(errorCode(reply), code, reply.text);
+  assert.ok(!reply.text.includes(SECRET), 'an error body never holds the secret');
+}
+
+function quietLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const keep = (...args: unknown[]) => lines.push(args.map(String).join(' '));
+  return { lines, warn: keep, error: keep };
+}
+
+function signed(body: string, extra: Record<string, string> = {}, secret = SECRET) {
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': signPayload(body, secret),
+      ...extra,
+    },
+  };
+}
+
+function envelope(type: string, id = randomId('evt')): string {
+  return JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    api_version: 'v1',
+    created_at: new Date().toISOString(),
+    test: true,
+    data: { id: randomId('msg') },
+  });
+}
+
+/**
+ * The HTTP behaviour every adapter must have: each row of DESIGN.md's response table, over real HTTP.
+ * `runAdapterContract('express 5', { start: (receiver, { path }) => … })`.
+ */
+export function runAdapterContract(
+  name: string,
+  harness: AdapterHarness,
+  api?: AdapterContractOptions,
+): void {
+  const { describe, it } = resolveTestApi(api);
+  const path = api?.path ?? '/webhooks/sms';
+
+  /** Starts the adapter around a fresh receiver, runs `fn`, then always closes the server. */
+  async function withServer(
+    options: Partial<ReceiverOptions>,
+    setup: (receiver: Receiver) => void,
+    fn: (url: string, receiver: Receiver, logger: ReturnType<typeof quietLogger>) => Promise<void>,
+  ): Promise<void> {
+    const logger = quietLogger();
+    const receiver = createReceiver({ secret: SECRET, maxBodyBytes: LIMIT, logger, ...options });
+    setup(receiver);
+    const server = await harness.start(receiver, { path });
+    try {
+      await fn(server.url, receiver, logger);
+      await within(receiver.drain(), 'receiver.drain()');
+      for (const line of logger.lines) assert.ok(!line.includes(SECRET), 'no log line holds the secret');
+    } finally {
+      await within(server.close(), 'server.close()');
+    }
+  }
+
+  describe(`adapter contract: ${name}`, () => {
+    it('accepts a valid delivery; the handler gets the typed event and ctx.attempt', async () => {
+      const seen = defer<{ to: string; id: string; attempt?: number }>();
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) =>
+          r.on('message.failed', (event, ctx) =>
+            seen.resolve({ to: event.data.to, id: event.id, attempt: ctx.attempt }),
+          ),
+        async (url) => {
+          const d = createTestDelivery('message.failed', { secret: SECRET, attempt: 3 });
+          assertJson(await post(url, d), 200, { received: true });
+          assert.deepEqual(await within(seen.promise, 'handler call'), {
+            to: d.event.data.to,
+            id: d.event.id,
+            attempt: 3,
+          });
+        },
+      );
+    });
+
+    it('answers before a slow handler finishes (respond: immediately), and drain waits for it', async () => {
+      const gate = defer();
+      const started = defer();
+      let finished = false;
+      await withServer(
+        { respond: 'immediately' },
+        (r) =>
+          r.on('message.sent', async () => {
+            started.resolve();
+            await gate.promise;
+            finished = true;
+          }),
+        async (url, receiver) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          assertJson(await post(url, d), 200, { received: true });
+          assert.equal(finished, false, 'the answer arrived while the handler was still waiting');
+          await within(started.promise, 'background handler start');
+          const drained = receiver.drain();
+          gate.resolve();
+          await within(drained, 'drain');
+          assert.equal(finished, true);
+        },
+      );
+    });
+
+    it('refuses a missing signature header with 400 signature_missing', async () => {
+      let calls = 0;
+      await withServer(
+        {},
+        (r) => r.onAny(() => void calls++),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          const { 'x-service-signature': _, ...headers } = d.headers;
+          assertError(await post(url, { body: d.body, headers }), 400, 'signature_missing');
+        },
+      );
+      assert.equal(calls, 0);
+    });
+
+    it('refuses a malformed signature header with 400 signature_malformed', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          for (const bad of ['garbage', 't=abc,v1=00', `t=${Math.floor(Date.now() / 1000)}`]) {
+            assertError(
+              await post(url, { body: d.body, headers: { ...d.headers, 'x-service-signature': bad } }),
+              400,
+              'signature_malformed',
+            );
+          }
+        },
+      );
+    });
+
+    it('refuses a tampered body and a wrong secret with 400 signature_mismatch', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          const d = createTestDelivery('message.delivered', { secret: SECRET });
+          const tampered = d.body.replace(d.event.data.to, '+15555550999');
+          assert.notEqual(tampered, d.body);
+          assertError(await post(url, { body: tampered, headers: d.headers }), 400, 'signature_mismatch');
+          const spaced = d.body.replace('{', '{ ');
+          assertError(await post(url, { body: spaced, headers: d.headers }), 400, 'signature_mismatch');
+          const forged = createTestDelivery('message.delivered', { secret: OTHER_SECRET });
+          assertError(await post(url, forged), 400, 'signature_mismatch');
+        },
+      );
+    });
+
+    it('refuses stale and future timestamps with 400 timestamp_out_of_tolerance', async () => {
+      const seen: string[] = [];
+      await withServer(
+        { tolerance: 300, respond: 'after-handlers' },
+        (r) => r.on('message.sent', (e) => void seen.push(e.id)),
+        async (url) => {
+          const now = Math.floor(Date.now() / 1000);
+          // A few seconds past the edge either way, so a clock tick during the test cannot flip the answer.
+          for (const timestamp of [now - 305, now + 305, now - 86_400]) {
+            const d = createTestDelivery('message.sent', { secret: SECRET, timestamp });
+            assertError(await post(url, d), 400, 'timestamp_out_of_tolerance');
+          }
+          assert.deepEqual(seen, []);
+          const inside = createTestDelivery('message.sent', { secret: SECRET, timestamp: now - 200 });
+          assertJson(await post(url, inside), 200, { received: true });
+          assert.deepEqual(seen, [inside.event.id]);
+        },
+      );
+    });
+
+    it('accepts deliveries signed with any of the rotated secrets', async () => {
+      const ids: string[] = [];
+      await withServer(
+        { secret: [OTHER_SECRET, SECRET], respond: 'after-handlers' },
+        (r) => r.on('message.sent', (e) => void ids.push(e.id)),
+        async (url) => {
+          const a = createTestDelivery('message.sent', { secret: SECRET });
+          const b = createTestDelivery('message.sent', { secret: OTHER_SECRET });
+          assertJson(await post(url, a), 200, { received: true });
+          assertJson(await post(url, b), 200, { received: true });
+          assert.deepEqual(ids, [a.event.id, b.event.id]);
+        },
+      );
+    });
+
+    it('accepts a header with several v1 values when one of them matches', async () => {
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.on('message.sent', () => {}),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          const [t, v1] = d.headers['x-service-signature']!.split(',');
+          const header = `${t},v1=${'0'.repeat(64)},${v1},v1=${'f'.repeat(64)}`;
+          assertJson(
+            await post(url, { body: d.body, headers: { ...d.headers, 'x-service-signature': header } }),
+            200,
+            { received: true },
+          );
+        },
+      );
+    });
+
+    it('processes a redelivered event once: 200 duplicate without calling the handler', async () => {
+      let calls = 0;
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.on('message.delivered', () => void calls++),
+        async (url) => {
+          const d = createTestDelivery('message.delivered', { secret: SECRET });
+          assertJson(await post(url, d), 200, { received: true });
+          const again = createTestDelivery('message.delivered', {
+            secret: SECRET,
+            id: d.event.id,
+            attempt: 2,
+          });
+          assertJson(await post(url, again), 200, { received: true, duplicate: true });
+          assert.equal(calls, 1);
+        },
+      );
+    });
+
+    it('answers 409 in_flight with Retry-After while the same event is being handled', async () => {
+      const gate = defer();
+      const started = defer();
+      let calls = 0;
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) =>
+          r.on('message.delivered', async () => {
+            calls++;
+            started.resolve();
+            await gate.promise;
+          }),
+        async (url) => {
+          const d = createTestDelivery('message.delivered', { secret: SECRET });
+          const first = post(url, d);
+          await within(started.promise, 'first handler start');
+          const second = await post(url, d);
+          assertError(second, 409, 'in_flight');
+          assert.ok(Number(second.headers['retry-after']) > 0, 'Retry-After is a positive number of seconds');
+          gate.resolve();
+          assertJson(await first, 200, { received: true });
+          assertJson(await post(url, d), 200, { received: true, duplicate: true });
+          assert.equal(calls, 1);
+        },
+      );
+    });
+
+    it('immediately mode: a failing handler still got 200, onError hears of it, a redelivery runs again', async () => {
+      const failed = defer<string>();
+      let calls = 0;
+      await withServer(
+        { respond: 'immediately' },
+        (r) => {
+          r.on('message.delivered', () => {
+            calls++;
+            if (calls === 1) throw new Error('database down');
+          });
+          r.onError((error) => failed.resolve(error.event.id));
+        },
+        async (url, receiver) => {
+          const d = createTestDelivery('message.delivered', { secret: SECRET });
+          assertJson(await post(url, d), 200, { received: true });
+          assert.equal(await within(failed.promise, 'onError'), d.event.id);
+          await receiver.drain();
+          assertJson(await post(url, d), 200, { received: true });
+          await receiver.drain();
+          assert.equal(calls, 2);
+          assertJson(await post(url, d), 200, { received: true, duplicate: true });
+        },
+      );
+    });
+
+    it('after-handlers mode: a failing handler answers 500 handler_failed; the retry runs it again', async () => {
+      let calls = 0;
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) =>
+          r.on('message.delivered', () => {
+            calls++;
+            if (calls === 1) throw new Error('database down');
+          }),
+        async (url) => {
+          const d = createTestDelivery('message.delivered', { secret: SECRET });
+          const first = await post(url, d);
+          assertError(first, 500, 'handler_failed');
+          assert.ok(!first.text.includes('database down'), 'the handler error stays in the log');
+          assertJson(await post(url, d), 200, { received: true });
+          assert.equal(calls, 2);
+        },
+      );
+    });
+
+    it('answers 200 ignored for a type with no handler, and for an unknown type without onAny', async () => {
+      let calls = 0;
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.on('message.delivered', () => void calls++),
+        async (url) => {
+          assertJson(await post(url, createTestDelivery('message.replied', { secret: SECRET })), 200, {
+            received: true,
+            ignored: true,
+          });
+          assertJson(await post(url, signed(envelope('message.recalled'))), 200, {
+            received: true,
+            ignored: true,
+          });
+          assert.equal(calls, 0);
+        },
+      );
+    });
+
+    it('hands an unknown future type to onAny', async () => {
+      const types: string[] = [];
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.onAny((e) => void types.push(e.type)),
+        async (url) => {
+          assertJson(await post(url, signed(envelope('message.recalled'))), 200, { received: true });
+          assert.deepEqual(types, ['message.recalled']);
+        },
+      );
+    });
+
+    it('answers 413 for a declared content-length over maxBodyBytes without waiting for the body', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          // The declared length is never sent: only an adapter that trusts the header can answer.
+          const reply = await send(url, {
+            headers: { ...d.headers, 'content-length': LIMIT * 1000 },
+            chunks: ['{"id":'],
+            end: false,
+          });
+          assertError(reply, 413, 'payload_too_large');
+          const whole = await send(url, { headers: d.headers, chunks: [Buffer.alloc(LIMIT + 1, 0x20)] });
+          assertError(whole, 413, 'payload_too_large');
+        },
+      );
+    });
+
+    it('answers 413 as soon as a chunked body without a length crosses maxBodyBytes', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          // Never ended: the answer can only come from a reader that stops at the limit.
+          const reply = await send(url, {
+            headers: { ...d.headers, 'transfer-encoding': 'chunked' },
+            chunks: [
+              Buffer.alloc(LIMIT / 2, 0x20),
+              Buffer.alloc(LIMIT / 2, 0x20),
+              Buffer.alloc(LIMIT / 2, 0x20),
+            ],
+            end: false,
+          });
+          assertError(reply, 413, 'payload_too_large');
+        },
+      );
+    });
+
+    it('accepts a body exactly at maxBodyBytes', async () => {
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.on('message.sent', () => {}),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          const body = d.body + ' '.repeat(LIMIT - Buffer.byteLength(d.body));
+          assert.equal(Buffer.byteLength(body), LIMIT);
+          assertJson(await post(url, signed(body, { 'x-service-event-id': d.event.id })), 200, {
+            received: true,
+          });
+        },
+      );
+    });
+
+    it('refuses event-id / event-type headers that differ from the body with 400 header_mismatch', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          assertError(
+            await post(url, {
+              body: d.body,
+              headers: { ...d.headers, 'x-service-event-id': randomId('evt') },
+            }),
+            400,
+            'header_mismatch',
+          );
+          assertError(
+            await post(url, {
+              body: d.body,
+              headers: { ...d.headers, 'x-service-event-type': 'message.failed' },
+            }),
+            400,
+            'header_mismatch',
+          );
+        },
+      );
+    });
+
+    it('refuses a correctly signed body that is not a JSON event with 400 payload_invalid', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          for (const body of ['not json at all', '{"id":"evt_1"}', '[]', '']) {
+            assertError(await post(url, signed(body)), 400, 'payload_invalid');
+          }
+        },
+      );
+    });
+
+    it('answers 405 with Allow: POST to other methods on the webhook path', async () => {
+      await withServer(
+        {},
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+            const reply = await send(url, { method });
+            assertError(reply, 405, 'method_not_allowed');
+            assert.equal(reply.headers.allow, 'POST');
+          }
+        },
+      );
+    });
+
+    it('verifies deliveries whatever their content-type, or with none', async () => {
+      const ids: string[] = [];
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.on('message.sent', (e) => void ids.push(e.id)),
+        async (url) => {
+          const types = [
+            'application/json',
+            'application/json; charset=utf-8',
+            'text/plain',
+            'application/octet-stream',
+            'application/x-www-form-urlencoded',
+            'application/vnd.odd+json',
+            undefined,
+          ];
+          for (const type of types) {
+            const d = createTestDelivery('message.sent', { secret: SECRET });
+            const { 'content-type': _, ...headers } = d.headers;
+            const reply = await post(url, {
+              body: d.body,
+              headers: type === undefined ? headers : { ...headers, 'content-type': type },
+            });
+            assertJson(reply, 200, { received: true });
+          }
+          assert.equal(ids.length, types.length);
+        },
+      );
+    });
+
+    it('answers 503 store_unavailable with Retry-After when the dedupe store fails, without calling handlers', async () => {
+      const broken: DedupeStore = {
+        localKeys: false,
+        claim: () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6399')),
+        complete: () => Promise.reject(new Error('down')),
+        release: () => Promise.reject(new Error('down')),
+      };
+      let calls = 0;
+      await withServer(
+        { store: broken },
+        (r) => r.on('message.sent', () => void calls++),
+        async (url) => {
+          const reply = await post(url, createTestDelivery('message.sent', { secret: SECRET }));
+          assertError(reply, 503, 'store_unavailable');
+          assert.ok(Number(reply.headers['retry-after']) > 0);
+        },
+      );
+      assert.equal(calls, 0);
+    });
+
+    it('keeps working across many deliveries on one server (no leaked state between requests)', async () => {
+      const store = new MemoryStore();
+      let calls = 0;
+      await withServer(
+        { store, respond: 'after-handlers' },
+        (r) => r.on('message.sent', () => void calls++),
+        async (url) => {
+          const deliveries = Array.from({ length: 20 }, () =>
+            createTestDelivery('message.sent', { secret: SECRET }),
+          );
+          const replies = await Promise.all(deliveries.map((d) => post(url, d)));
+          for (const reply of replies) assertJson(reply, 200, { received: true });
+          assert.equal(calls, 20);
+        },
+      );
+    });
+  });
+}

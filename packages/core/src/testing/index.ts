@@ -1,0 +1,8 @@
+export {
+  type AdapterContractOptions,
+  type AdapterHarness,
+  type AdapterServer,
+  runAdapterContract,
+} from './adapter-contract.js';
+export { runDedupeStoreContract, type StoreFactory } from './dedupe-store-contract.js';
+export { resolveTestApi, type TestApi } from './test-api.js';

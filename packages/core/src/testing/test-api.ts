@@ -1,0 +1,19 @@
+/** The few test-runner functions the contract suites need; vitest, jest, mocha and node:test all have them. */
+export interface TestApi {
+  describe(name: string, fn: () => void): void;
+  it(name: string, fn: () => Promise<void> | void, timeout?: number): void;
+}
+
+export function resolveTestApi(api?: Partial<TestApi>): TestApi {
+  const g = globalThis as unknown as Partial<TestApi>;
+  const describe = api?.describe ?? g.describe;
+  const it = api?.it ?? g.it;
+  if (typeof describe !== 'function' || typeof it !== 'function') {
+    throw new TypeError(
+      "sms-webhooks/testing: no describe/it found. Enable your runner's globals or pass them: runDedupeStoreContract(name, makeStore, { describe, it }).",
+    );
+  }
+  return { describe, it };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
