@@ -1,0 +1,63 @@
+import {
+  createReceiver,
+  type DedupeStore,
+  type Logger,
+  type Receiver,
+  type RespondMode,
+} from '@sms-webhooks/core';
+import webhookPlugin from '@sms-webhooks/fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+
+export interface ExampleOptions {
+  /** The webhook secret (whsec_…); several while rotating. */
+  secret: string | string[];
+  /** Default a MemoryStore; pass a RedisStore when several instances run. */
+  store?: DedupeStore;
+  respond?: RespondMode;
+  /** Where the app says what it received (and the receiver's warnings). Default console.log. */
+  log?: (line: string) => void;
+}
+
+export interface ExampleApp {
+  /** Not yet listening; `app.close()` waits for in-flight handlers. */
+  app: FastifyInstance;
+  receiver: Receiver;
+}
+
+export async function createApp({
+  secret,
+  store,
+  respond,
+  log = console.log,
+}: ExampleOptions): Promise<ExampleApp> {
+  const logger: Logger = {
+    warn: (...args) => log(`warn: ${args.join(' ')}`),
+    error: (...args) => log(`error: ${args.join(' ')}`),
+  };
+  const receiver = createReceiver({ secret, store, respond, logger });
+
+  receiver.on(['message.sent', 'message.delivered'], (event, ctx) => {
+    log(
+      `${event.type} ${event.id}: message ${event.data.id} to ${event.data.to} (attempt ${ctx.attempt ?? '?'})`,
+    );
+  });
+  receiver.on('message.failed', (event) => {
+    log(`${event.type} ${event.id}: ${event.data.to} failed: ${event.data.error?.code ?? 'unknown'}`);
+  });
+  receiver.on('message.replied', (event) => {
+    log(`${event.type} ${event.id}: reply from ${event.data.to}`);
+  });
+  receiver.on('sms.completed', (event) => {
+    log(`${event.type} ${event.id}: send ${event.data.id} completed`);
+  });
+  receiver.on('webhook.test', (event) => {
+    log(`${event.type} ${event.id}: the service says hello`);
+  });
+  receiver.onError((error) => log(`error: handler failed for ${error.event.id}: ${error.message}`));
+
+  const app = Fastify();
+  // The plugin keeps its raw-body parser to its own route: /api routes still get parsed JSON.
+  await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+  app.get('/health', async () => ({ ok: true }));
+  return { app, receiver };
+}

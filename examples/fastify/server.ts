@@ -1,0 +1,30 @@
+import { createApp } from './app.js';
+
+const DEV_SECRET = 'whsec_dev_only_not_a_real_secret_0000';
+
+let secret = process.env.SMS_WEBHOOK_SECRET?.trim();
+if (!secret) {
+  secret = DEV_SECRET;
+  console.warn(
+    'SMS_WEBHOOK_SECRET is not set: using a fake development secret. Set it to your webhook secret (whsec_…).',
+  );
+}
+
+const { app, receiver } = await createApp({ secret });
+await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '0.0.0.0' });
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : process.env.PORT;
+console.log(`example-fastify listening on http://localhost:${port}/webhooks`);
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  console.log(`${signal}: closing the server and finishing in-flight handlers`);
+  await app.close(); // the plugin's onClose hook drains the receiver
+  const { unfinished } = await receiver.close(1_000);
+  console.log(unfinished.length === 0 ? 'drained, bye' : `gave up on ${unfinished.join(', ')}`);
+  process.exit(unfinished.length === 0 ? 0 : 1);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,6 @@
+export {
+  type WebhookNext,
+  type WebhookRequest,
+  type WebhookRequestHandler,
+  webhookMiddleware,
+} from './webhook-middleware.js';

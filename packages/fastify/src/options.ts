@@ -1,0 +1,33 @@
+import type { Receiver } from '@sms-webhooks/core';
+
+export interface WebhookPluginOptions {
+  /** From `createReceiver()`: handlers, secret, store and body limit all live there. */
+  receiver: Receiver;
+  /** The route deliveries are POSTed to, e.g. '/webhooks'. */
+  path: string;
+  /** How long `app.close()` waits for in-flight handlers ('immediately' mode). Default 10 000 ms. */
+  drainTimeoutMs?: number;
+}
+
+function fail(message: string): never {
+  throw new TypeError(`@sms-webhooks/fastify: ${message}`);
+}
+
+/** Checked at register time, so a mistake stops start-up instead of failing the first delivery. */
+export function validateOptions(
+  options: Partial<WebhookPluginOptions> | undefined,
+): Required<WebhookPluginOptions> {
+  const { receiver, path, drainTimeoutMs = 10_000 } = options ?? {};
+  if (typeof receiver?.handle !== 'function' || typeof receiver.options?.maxBodyBytes !== 'number') {
+    fail(
+      "the `receiver` option is required: app.register(webhookPlugin, { receiver: createReceiver({ secret }), path: '/webhooks' }).",
+    );
+  }
+  if (typeof path !== 'string' || !path.startsWith('/')) {
+    fail(`the \`path\` option must be a route path starting with '/', got ${JSON.stringify(path)}.`);
+  }
+  if (typeof drainTimeoutMs !== 'number' || !Number.isFinite(drainTimeoutMs) || drainTimeoutMs <= 0) {
+    fail(`\`drainTimeoutMs\` must be a positive number, got ${String(drainTimeoutMs)}.`);
+  }
+  return { receiver, path, drainTimeoutMs };
+}

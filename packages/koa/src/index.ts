@@ -1,0 +1,6 @@
+export {
+  type WebhookContext,
+  type WebhookKoaMiddleware,
+  type WebhookMiddlewareOptions,
+  webhookMiddleware,
+} from './webhook-middleware.js';

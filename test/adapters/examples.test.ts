@@ -1,0 +1,130 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createTestDelivery } from '@sms-webhooks/core';
+import { createApp as createExpressApp } from '../../examples/express/app.js';
+import { createApp as createFastifyApp } from '../../examples/fastify/app.js';
+import { createApp as createKoaApp } from '../../examples/koa/app.js';
+import { listen } from './listen.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const secret = 'whsec_examples0123456789abcdef012345';
+
+type Started = { url: string; close(): Promise<void> };
+type Log = (line: string) => void;
+
+const inProcess: [string, (log: Log) => Promise<Started>][] = [
+  [
+    'express',
+    async (log) => {
+      const { server, receiver } = createExpressApp({ secret, log, respond: 'after-handlers' });
+      const s = await listen(server, '/webhooks');
+      const close = async () => {
+        await s.close();
+        await receiver.close();
+      };
+      return { url: s.url, close };
+    },
+  ],
+  [
+    'fastify',
+    async (log) => {
+      const { app } = await createFastifyApp({ secret, log, respond: 'after-handlers' });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      return { url: `http://127.0.0.1:${port}/webhooks`, close: async () => void (await app.close()) };
+    },
+  ],
+  [
+    'koa',
+    async (log) => {
+      const { server, receiver } = createKoaApp({ secret, log, respond: 'after-handlers' });
+      const s = await listen(server, '/webhooks');
+      const close = async () => {
+        await s.close();
+        await receiver.close();
+      };
+      return { url: s.url, close };
+    },
+  ],
+];
+
+describe.each(inProcess)('examples/%s createApp', (_name, start) => {
+  it('answers a signed delivery, logs what it received, and refuses a forged one', async () => {
+    const lines: string[] = [];
+    const app = await start((line) => lines.push(line));
+    try {
+      const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
+      const res = await fetch(app.url, { method: 'POST', headers: d.headers, body: d.body });
+      expect(res.status).toBe(200);
+      expect(lines).toContainEqual(
+        `message.delivered ${d.event.id}: message ${d.event.data.id} to ${d.event.data.to} (attempt 2)`,
+      );
+      const forged = createTestDelivery('message.delivered', { secret: 'whsec_not_the_one' });
+      const refused = await fetch(app.url, { method: 'POST', headers: forged.headers, body: forged.body });
+      expect(refused.status).toBe(400);
+      expect(lines.join('\n')).not.toContain(forged.event.id);
+      expect((await fetch(app.url)).status).toBe(405);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+/** Collects a child's output and resolves when a line matching `pattern` appears. */
+function waitForOutput(
+  child: ChildProcess,
+  output: { text: string },
+  pattern: RegExp,
+): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = output.text.match(pattern);
+      if (match) {
+        child.stdout?.off('data', check);
+        resolve(match);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before ${pattern}:\n${output.text}`)));
+    check();
+  });
+}
+
+describe.each(['express', 'fastify', 'koa'])('examples/%s server.ts (its start script)', (name) => {
+  it('starts, answers a signed delivery, and drains on SIGTERM', async () => {
+    const child = spawn(`${root}node_modules/.bin/tsx`, ['server.ts'], {
+      cwd: `${root}examples/${name}`,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SMS_WEBHOOK_SECRET: secret, NODE_ENV: 'test' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = { text: '' };
+    child.stdout.on('data', (c: Buffer) => {
+      output.text += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output.text += c.toString();
+    });
+    try {
+      const [, port] = await waitForOutput(child, output, /listening on http:\/\/localhost:(\d+)\/webhooks/);
+      const d = createTestDelivery('message.failed', { secret });
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+        method: 'POST',
+        headers: d.headers,
+        body: d.body,
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ received: true });
+      await waitForOutput(child, output, new RegExp(`message.failed ${d.event.id}: .* failed: unreachable`));
+      expect(output.text).not.toContain('SMS_WEBHOOK_SECRET is not set');
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(output.text).toContain('drained, bye');
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 30_000);
+});
