@@ -1,0 +1,18 @@
+export type RedisStoreErrorCode =
+  /** Bad constructor options; the message says which and how to fix it. */
+  | 'ERR_SMS_REDIS_OPTIONS'
+  /** A command did not answer within `commandTimeoutMs`. */
+  | 'ERR_SMS_REDIS_TIMEOUT'
+  /** Redis answered something the scripts never return (a proxy or a wrong server?). */
+  | 'ERR_SMS_REDIS_REPLY';
+
+/** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
+export class RedisStoreError extends Error {
+  override readonly name = 'RedisStoreError';
+  readonly code: RedisStoreErrorCode;
+
+  constructor(code: RedisStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(`@sms-webhooks/redis: ${message}`, options);
+    this.code = code;
+  }
+}

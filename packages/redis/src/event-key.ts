@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+
+/** Ids up to this many UTF-8 bytes are kept as they are, readable in `redis-cli`. */
+export const MAX_RAW_ID_BYTES = 200;
+
+/**
+ * `<prefix>id:<event id>`, or `<prefix>sha256:<hex>` for longer ids, so no key grows past a few
+ * hundred bytes whatever the payload says. The two namespaces cannot collide.
+ */
+export function eventKey(prefix: string, id: string): string {
+  if (Buffer.byteLength(id, 'utf8') <= MAX_RAW_ID_BYTES) return `${prefix}id:${id}`;
+  return `${prefix}sha256:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+}

@@ -1,0 +1,18 @@
+export { RedisStoreError, type RedisStoreErrorCode } from './errors.js';
+export { eventKey, MAX_RAW_ID_BYTES } from './event-key.js';
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_PREFIX,
+  RedisStore,
+  type RedisStoreClientOptions,
+  type RedisStoreOptions,
+  type RedisStoreSendCommandOptions,
+} from './redis-store.js';
+export { CLAIM, COMPLETE, type LuaScript, RELEASE } from './scripts.js';
+export type {
+  ClientType,
+  IoredisLike,
+  NodeRedisClusterLike,
+  NodeRedisLike,
+  SendCommand,
+} from './send-command.js';

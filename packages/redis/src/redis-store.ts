@@ -1,0 +1,173 @@
+import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import { RedisStoreError } from './errors.js';
+import { eventKey } from './event-key.js';
+import { CLAIM, COMPLETE, type LuaScript, RELEASE } from './scripts.js';
+import {
+  type ClientType,
+  fromClient,
+  fromSendCommand,
+  type KeyedSendCommand,
+  type SendCommand,
+} from './send-command.js';
+import { withTimeout } from './with-timeout.js';
+
+export const DEFAULT_PREFIX = 'sms-webhooks:';
+export const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+
+interface CommonOptions {
+  /** Prepended to every key. Default 'sms-webhooks:'. Give each app its own when they share a Redis. */
+  prefix?: string;
+  /**
+   * Longest wait for one store operation, in ms. Default 1000. A slower or unreachable Redis makes the
+   * operation reject, so the receiver answers 503 (or processes without dedupe) instead of hanging.
+   * `Infinity` turns the limit off (then the client's own time-outs apply).
+   */
+  commandTimeoutMs?: number;
+}
+
+export interface RedisStoreClientOptions extends CommonOptions {
+  /** An ioredis `Redis`/`Cluster`, a node-redis v4/v5 client or cluster. Never closed by the store. */
+  client: unknown;
+  /** Which of those `client` is. Required: the store does not guess from the object's shape. */
+  clientType: ClientType;
+  sendCommand?: never;
+}
+
+export interface RedisStoreSendCommandOptions extends CommonOptions {
+  /** `(...args) => redis.call(...args)` (ioredis) or `(...args) => client.sendCommand(args)` (node-redis). */
+  sendCommand: SendCommand;
+  client?: never;
+  clientType?: never;
+}
+
+export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreSendCommandOptions;
+
+const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
+
+function text(reply: unknown): unknown {
+  return reply instanceof Uint8Array ? Buffer.from(reply).toString('utf8') : reply;
+}
+
+function isNoScript(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /^(ERR )?NOSCRIPT\b/.test(message);
+}
+
+function duration(name: string, ms: number): string {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+    throw new TypeError(`@sms-webhooks/redis: ${name} must be a positive number of ms, got ${String(ms)}.`);
+  }
+  // PX takes whole milliseconds; round up so a lease is never shorter than asked.
+  return String(Math.ceil(ms));
+}
+
+/**
+ * A DedupeStore shared by every app instance that talks to the same Redis. Each operation is one
+ * atomic Lua script on one key (see scripts.ts), run with EVALSHA and sent as EVAL only after NOSCRIPT.
+ */
+export class RedisStore implements DedupeStore {
+  readonly localKeys = false;
+  readonly prefix: string;
+  readonly commandTimeoutMs: number;
+  readonly #send: KeyedSendCommand;
+
+  constructor(options: RedisStoreOptions) {
+    if (typeof options !== 'object' || options === null) {
+      throw new RedisStoreError(
+        'ERR_SMS_REDIS_OPTIONS',
+        "pass options: new RedisStore({ client, clientType: 'ioredis' }) or new RedisStore({ sendCommand }).",
+      );
+    }
+    const { prefix = DEFAULT_PREFIX, commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS } = options;
+    if (options.client !== undefined && options.sendCommand !== undefined) {
+      throw new RedisStoreError('ERR_SMS_REDIS_OPTIONS', 'pass either client or sendCommand, not both.');
+    }
+    if (typeof prefix !== 'string') {
+      throw new RedisStoreError('ERR_SMS_REDIS_OPTIONS', `prefix must be a string, got ${typeof prefix}.`);
+    }
+    if (typeof commandTimeoutMs !== 'number' || Number.isNaN(commandTimeoutMs) || commandTimeoutMs <= 0) {
+      throw new RedisStoreError(
+        'ERR_SMS_REDIS_OPTIONS',
+        `commandTimeoutMs must be a positive number of ms (or Infinity), got ${String(commandTimeoutMs)}.`,
+      );
+    }
+    this.prefix = prefix;
+    this.commandTimeoutMs = commandTimeoutMs;
+    this.#send =
+      options.client !== undefined
+        ? fromClient(options.client, options.clientType)
+        : fromSendCommand(options.sendCommand);
+  }
+
+  /** The Redis key an event id is stored under. */
+  keyFor(id: string): string {
+    return eventKey(this.prefix, id);
+  }
+
+  async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
+    const work = this.#run(CLAIM, key, [token, duration('leaseMs', leaseMs)]);
+    let reply: unknown;
+    try {
+      reply = text(await this.#bounded(work, CLAIM, key));
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_REDIS_TIMEOUT') {
+        this.#undoLateClaim(work, key, token);
+      }
+      throw error;
+    }
+    if (typeof reply !== 'string' || !CLAIM_RESULTS.has(reply)) throw this.#badReply(CLAIM, reply);
+    return reply as ClaimResult;
+  }
+
+  async complete(key: string, token: string, retainMs: number): Promise<boolean> {
+    const work = this.#run(COMPLETE, key, [token, duration('retainMs', retainMs)]);
+    return this.#flag(COMPLETE, await this.#bounded(work, COMPLETE, key));
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    return this.#flag(RELEASE, await this.#bounded(this.#run(RELEASE, key, [token]), RELEASE, key));
+  }
+
+  /**
+   * The receiver answered 503 for a claim that timed out, so nobody will process under that token. Clients
+   * queue commands while disconnected (ioredis and node-redis both do by default), so the claim may still
+   * reach Redis later; if it does and wins, free the key at once rather than have redeliveries answered
+   * 409 until the lease runs out.
+   */
+  #undoLateClaim(work: Promise<unknown>, key: string, token: string): void {
+    work.then(
+      (reply) => {
+        if (text(reply) === 'claimed') this.release(key, token).catch(() => {});
+      },
+      () => {},
+    );
+  }
+
+  #flag(script: LuaScript, reply: unknown): boolean {
+    const value = Number(text(reply));
+    if (value !== 0 && value !== 1) throw this.#badReply(script, reply);
+    return value === 1;
+  }
+
+  #badReply(script: LuaScript, reply: unknown): RedisStoreError {
+    return new RedisStoreError(
+      'ERR_SMS_REDIS_REPLY',
+      `unexpected reply to the ${script.name} script: ${JSON.stringify(text(reply))?.slice(0, 100)}.`,
+    );
+  }
+
+  async #run(script: LuaScript, id: string, args: string[]): Promise<unknown> {
+    const key = this.keyFor(id);
+    try {
+      return await this.#send(key, ['EVALSHA', script.sha1, '1', key, ...args]);
+    } catch (error) {
+      // After a restart, failover or SCRIPT FLUSH the server has forgotten the script; EVAL caches it again.
+      if (!isNoScript(error)) throw error;
+      return this.#send(key, ['EVAL', script.source, '1', key, ...args]);
+    }
+  }
+
+  #bounded(work: Promise<unknown>, script: LuaScript, id: string): Promise<unknown> {
+    return withTimeout(work, this.commandTimeoutMs, `${script.name} of ${id.slice(0, 80)}`);
+  }
+}

@@ -1,0 +1,40 @@
+import type { Logger, Receiver } from '@sms-webhooks/core';
+
+export const secret = 'whsec_redis0123456789abcdef0123456789ab';
+
+/** A logger that keeps every line, so tests can read what was logged. */
+export function captureLogger(): Logger & { lines: string[]; text(): string } {
+  const lines: string[] = [];
+  const keep =
+    (level: string) =>
+    (...args: unknown[]) =>
+      lines.push(`${level} ${args.map(String).join(' ')}`);
+  return { lines, warn: keep('warn'), error: keep('error'), text: () => lines.join('\n') };
+}
+
+export interface Answer {
+  status: number;
+  body: { received?: boolean; duplicate?: boolean; error?: { code: string } };
+}
+
+export async function send(
+  receiver: Receiver,
+  delivery: { body: string; headers: Record<string, string> },
+): Promise<Answer> {
+  const res = await receiver.handle({ rawBody: delivery.body, headers: delivery.headers });
+  return { status: res.status, body: JSON.parse(res.body) };
+}
+
+/** Calls per key, for "ran exactly once" assertions. */
+export function counter() {
+  const counts = new Map<string, number>();
+  return {
+    counts,
+    add(key: string) {
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    },
+    get: (key: string) => counts.get(key) ?? 0,
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

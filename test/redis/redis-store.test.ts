@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { createReceiver } from '@sms-webhooks/core';
+import { CLAIM, RedisStore } from '@sms-webhooks/redis';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type Connected, connect } from './clients.js';
+
+let server: RedisServer;
+let redis: Connected;
+const HOUR = 3_600_000;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  redis = await connect('ioredis', server.url);
+});
+
+afterAll(async () => {
+  await redis?.close();
+  await server?.stop();
+});
+
+const uniq = () => `evt_${Math.random().toString(36).slice(2)}`;
+
+/** A store over ioredis that records every command it sends. */
+function recordingStore(prefix = 'rec:') {
+  const sent: string[][] = [];
+  const store = new RedisStore({
+    prefix,
+    sendCommand: (...args) => {
+      sent.push(args);
+      return redis.command(...args);
+    },
+  });
+  return { store, sent };
+}
+
+describe('RedisStore: scripts', () => {
+  it('runs EVALSHA, falls back to EVAL once after SCRIPT FLUSH, then uses EVALSHA again', async () => {
+    const { store, sent } = recordingStore();
+    await store.claim(uniq(), 'a', HOUR); // loads the claim script if this server has not seen it yet
+    await redis.command('SCRIPT', 'FLUSH');
+    sent.length = 0;
+
+    const id = uniq();
+    expect(await store.claim(id, 'a', HOUR)).toBe('claimed');
+    expect(sent.map((c) => c[0])).toEqual(['EVALSHA', 'EVAL']);
+    expect(sent[0]![1]).toBe(CLAIM.sha1);
+
+    sent.length = 0;
+    expect(await store.claim(id, 'b', HOUR)).toBe('in-flight');
+    expect(sent.map((c) => c[0])).toEqual(['EVALSHA']);
+  });
+
+  it('sends EVAL only on NOSCRIPT, never on other errors', async () => {
+    const sent: string[] = [];
+    const store = new RedisStore({
+      sendCommand: async (...args) => {
+        sent.push(args[0]!);
+        throw new Error('WRONGTYPE Operation against a key holding the wrong kind of value');
+      },
+    });
+    await expect(store.claim(uniq(), 'a', HOUR)).rejects.toThrow(/WRONGTYPE/);
+    expect(sent).toEqual(['EVALSHA']);
+  });
+
+  it('script SHA-1s match what the server computes', async () => {
+    expect(await redis.command('SCRIPT', 'LOAD', CLAIM.source)).toBe(CLAIM.sha1);
+  });
+});
+
+describe('RedisStore: key layout', () => {
+  it('stores p:<token> with the lease as TTL, then c:<token> with the retention', async () => {
+    const store = new RedisStore({ client: redis.client, clientType: 'ioredis', prefix: 'layout:' });
+    const id = uniq();
+    await store.claim(id, 'tok1', 60_000);
+    expect(await redis.command('GET', `layout:id:${id}`)).toBe('p:tok1');
+    const lease = Number(await redis.command('PTTL', `layout:id:${id}`));
+    expect(lease).toBeGreaterThan(50_000);
+    expect(lease).toBeLessThanOrEqual(60_000);
+
+    await store.complete(id, 'tok1', HOUR);
+    expect(await redis.command('GET', `layout:id:${id}`)).toBe('c:tok1');
+    expect(Number(await redis.command('PTTL', `layout:id:${id}`))).toBeGreaterThan(HOUR - 10_000);
+  });
+
+  it('uses the default prefix sms-webhooks:', async () => {
+    const store = new RedisStore({ client: redis.client, clientType: 'ioredis' });
+    const id = uniq();
+    await store.claim(id, 't', HOUR);
+    expect(await redis.command('EXISTS', `sms-webhooks:id:${id}`)).toBe(1);
+  });
+
+  it('hashes ids longer than 200 bytes so keys stay bounded', async () => {
+    const store = new RedisStore({ client: redis.client, clientType: 'ioredis', prefix: 'long:' });
+    const id = `evt_${'é'.repeat(5000)}`;
+    const key = `long:sha256:${createHash('sha256').update(id).digest('hex')}`;
+    expect(store.keyFor(id)).toBe(key);
+    expect(await store.claim(id, 't', HOUR)).toBe('claimed');
+    expect(await redis.command('GET', key)).toBe('p:t');
+    expect(store.keyFor(`evt_${'x'.repeat(196)}`)).toBe(`long:id:evt_${'x'.repeat(196)}`);
+  });
+
+  it('a token that looks like a completed marker is still in flight', async () => {
+    const store = new RedisStore({ client: redis.client, clientType: 'ioredis', prefix: 'odd:' });
+    const id = uniq();
+    await store.claim(id, 'c:sneaky', HOUR);
+    expect(await store.claim(id, 'other', HOUR)).toBe('in-flight');
+  });
+
+  it('rounds fractional durations up and refuses non-positive ones', async () => {
+    const store = new RedisStore({ client: redis.client, clientType: 'ioredis', prefix: 'dur:' });
+    const id = uniq();
+    expect(await store.claim(id, 't', 0.4)).toBe('claimed');
+    await expect(store.claim(uniq(), 't', 0)).rejects.toThrow(/leaseMs must be a positive/);
+    await expect(store.complete(id, 't', Number.NaN)).rejects.toThrow(/retainMs must be a positive/);
+  });
+});
+
+describe('RedisStore: options and replies', () => {
+  it('declares localKeys false', () => {
+    expect(new RedisStore({ sendCommand: async () => 'claimed' }).localKeys).toBe(false);
+  });
+
+  const one = async (): Promise<unknown> => 1;
+  it.each<[object, RegExp]>([
+    [{}, /pass either|sendCommand must be a function/],
+    [{ client: {} }, /say which client/],
+    [{ client: {}, clientType: 'ioredis' }, /needs a client with a call\(\) method/],
+    [{ client: {}, clientType: 'node-redis' }, /needs a client with a sendCommand\(\) method/],
+    [{ client: {}, clientType: 'redis-py' }, /clientType must be/],
+    [{ sendCommand: one, client: {} }, /either client or sendCommand/],
+    [{ sendCommand: one, commandTimeoutMs: 0 }, /commandTimeoutMs must be/],
+    [{ sendCommand: one, prefix: 3 }, /prefix must be a string/],
+  ])('refuses bad options %#', (options, message) => {
+    let error: unknown;
+    try {
+      new RedisStore(options as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ name: 'RedisStoreError', code: 'ERR_SMS_REDIS_OPTIONS' });
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('rejects an unexpected reply with ERR_SMS_REDIS_REPLY', async () => {
+    const store = new RedisStore({ sendCommand: async () => 'OK' });
+    await expect(store.claim(uniq(), 't', HOUR)).rejects.toMatchObject({ code: 'ERR_SMS_REDIS_REPLY' });
+    await expect(store.release(uniq(), 't')).rejects.toMatchObject({ code: 'ERR_SMS_REDIS_REPLY' });
+  });
+
+  it('accepts Buffer replies', async () => {
+    const store = new RedisStore({ sendCommand: async () => Buffer.from('completed') });
+    expect(await store.claim(uniq(), 't', HOUR)).toBe('completed');
+  });
+
+  it('rejects with ERR_SMS_REDIS_TIMEOUT when a command never answers', async () => {
+    const store = new RedisStore({ sendCommand: () => new Promise(() => {}), commandTimeoutMs: 50 });
+    await expect(store.claim(uniq(), 't', HOUR)).rejects.toMatchObject({
+      name: 'RedisStoreError',
+      code: 'ERR_SMS_REDIS_TIMEOUT',
+    });
+  });
+
+  it('leaves the client open when the receiver closes', async () => {
+    const store = new RedisStore({ client: redis.client, clientType: 'ioredis' });
+    const receiver = createReceiver({ secret: 'whsec_close0123456789abcdef', store });
+    await receiver.close();
+    expect(await redis.command('PING')).toBe('PONG');
+  });
+});
