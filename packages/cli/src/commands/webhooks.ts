@@ -1,0 +1,138 @@
+import { type Client, createClient, isServiceApiError, type WebhookEventType } from '@sms-webhooks/client';
+import type { Command } from 'commander';
+import { CliError } from '../cli-error.js';
+import type { CliIo } from '../io.js';
+import { eventTypeList } from '../options.js';
+import { print } from '../output.js';
+
+interface ApiOptions {
+  baseUrl?: string;
+  json?: boolean;
+}
+
+const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
+
+function clientFor(io: CliIo, options: ApiOptions): Client {
+  const apiKey = io.env.SMS_API_KEY;
+  if (!apiKey) throw new CliError('set SMS_API_KEY to your API key (sk_test_… for the emulator).');
+  const baseUrl = options.baseUrl ?? io.env.SMS_API_BASE_URL;
+  if (!baseUrl) {
+    throw new CliError(
+      'no service address: pass --base-url or set SMS_API_BASE_URL (the emulator prints it).',
+    );
+  }
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    throw new CliError(`the base URL is not an absolute URL: ${JSON.stringify(baseUrl)}.`);
+  }
+  // Against a local emulator, local plain-HTTP apps are fine to register.
+  return createClient({ apiKey, baseUrl, allowInsecureLoopback: LOOPBACK.test(host) });
+}
+
+/** Service errors become one clear line with the status and code. */
+function wrap<A extends unknown[]>(action: (...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      if (!isServiceApiError(error)) throw error;
+      const details = error.details?.map((d) => `\n  ${d.field}: ${d.message}`).join('') ?? '';
+      const status = error.status === 0 ? error.code : `${error.status} ${error.code}`;
+      throw new CliError(`${status}: ${error.message}${details}`);
+    }
+  };
+}
+
+export function registerWebhooks(program: Command, io: CliIo): void {
+  const webhooks = program
+    .command('webhooks')
+    .description('Manage webhooks through the service API (key from $SMS_API_KEY).')
+    .addHelpText(
+      'after',
+      '\nEnvironment:\n  SMS_API_KEY        API key, sent only to the token exchange\n  SMS_API_BASE_URL   service address (or --base-url)',
+    );
+  const withApi = (cmd: Command) =>
+    cmd
+      .option('--base-url <url>', 'service address (default $SMS_API_BASE_URL)')
+      .option('--json', 'print the API response as JSON');
+
+  withApi(
+    webhooks.command('create').description('Register a URL for some event types; prints the secret once.'),
+  )
+    .requiredOption('--url <url>', 'HTTPS URL (plain HTTP on localhost when talking to the emulator)')
+    .requiredOption('--events <types>', 'comma-separated event types', eventTypeList)
+    .option('--description <text>', 'at most 200 characters')
+    .action(
+      wrap(
+        async (options: ApiOptions & { url: string; events: WebhookEventType[]; description?: string }) => {
+          const webhook = await clientFor(io, options).createWebhook({
+            url: options.url,
+            events: options.events,
+            description: options.description,
+          });
+          print(io, options, webhook, () => [
+            `Created ${webhook.id} → ${webhook.url}`,
+            `  events: ${webhook.events.join(', ')}`,
+            `  secret: ${webhook.secret}`,
+            '  (the secret is shown only now: store it where your app reads it, e.g. SMS_WEBHOOK_SECRET)',
+          ]);
+        },
+      ),
+    );
+
+  withApi(webhooks.command('list').description('List the webhooks of this workspace.')).action(
+    wrap(async (options: ApiOptions) => {
+      const list = await clientFor(io, options).listWebhooks();
+      print(io, options, list, () =>
+        list.data.length === 0
+          ? 'No webhooks.'
+          : list.data.map(
+              (w) =>
+                `${w.id}  ${w.url}  [${w.events.join(', ')}]${w.description ? `  ${w.description}` : ''}`,
+            ),
+      );
+    }),
+  );
+
+  withApi(
+    webhooks.command('delete').description('Delete a webhook.').argument('<webhook_id>', 'wh_…'),
+  ).action(
+    wrap(async (id: string, options: ApiOptions) => {
+      await clientFor(io, options).deleteWebhook(id);
+      print(io, options, { id, deleted: true }, () => `Deleted ${id}.`);
+    }),
+  );
+
+  withApi(
+    webhooks
+      .command('deliveries')
+      .description('Recent deliveries of a webhook.')
+      .argument('<webhook_id>', 'wh_…'),
+  ).action(
+    wrap(async (id: string, options: ApiOptions) => {
+      const list = await clientFor(io, options).listDeliveries(id);
+      print(io, options, list, () =>
+        list.data.length === 0
+          ? 'No deliveries.'
+          : list.data.map(
+              (d) =>
+                `${d.id}  ${d.event_type.padEnd(17)} ${d.event_id}  ${d.status.padEnd(9)} attempts=${d.attempts} last=${d.last_status_code ?? '-'}${d.next_attempt_at ? ` next=${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`,
+            ),
+      );
+    }),
+  );
+
+  withApi(
+    webhooks
+      .command('test')
+      .description('Send one webhook.test event to a webhook.')
+      .argument('<webhook_id>', 'wh_…'),
+  ).action(
+    wrap(async (id: string, options: ApiOptions) => {
+      const result = await clientFor(io, options).testWebhook(id);
+      print(io, options, result ?? { accepted: true }, () => `Test event queued for ${id}.`);
+    }),
+  );
+}

@@ -1,0 +1,51 @@
+import { EVENT_TYPES, type EventType, isKnownEventType } from '@sms-webhooks/core';
+import { InvalidArgumentError } from 'commander';
+
+export function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`);
+    }
+    return Number(value);
+  };
+}
+
+export function positiveNumber(name: string) {
+  return (value: string): number => {
+    // Allow fractions written as 1/1000, the natural way to say "compress 1000 times".
+    const fraction = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/.exec(value);
+    const n = fraction ? Number(fraction[1]) / Number(fraction[2]) : Number(value);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${name} must be a positive number (e.g. 0.001 or 1/1000).`);
+    return n;
+  };
+}
+
+export function eventType(value: string): EventType {
+  if (!isKnownEventType(value)) {
+    throw new InvalidArgumentError(`unknown event type; use one of ${EVENT_TYPES.join(', ')}.`);
+  }
+  return value;
+}
+
+export function eventTypeList(value: string): EventType[] {
+  const types = value
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  if (types.length === 0) throw new InvalidArgumentError('give at least one event type.');
+  return types.map(eventType);
+}
+
+export function jsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('must be a JSON object, e.g. \'{"to":"+15555550100"}\'.');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new InvalidArgumentError('must be a JSON object.');
+  }
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,56 @@
+export interface ClientOptions {
+  /** `sk_live_…` or `sk_test_…`. Sent only to the token exchange, never with other requests. */
+  apiKey: string;
+  /** The service's base address, e.g. the emulator's `http://127.0.0.1:4010`. */
+  baseUrl: string;
+  /** Default the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Refresh the token this long before it expires. Default 5 minutes. */
+  refreshMarginMs?: number;
+  /** Retries after a 429, each waiting `Retry-After`. Default 2. */
+  maxRetries?: number;
+  /** A 429 asking for a longer wait than this is thrown at once (with `retryAfter`). Default 60 s. */
+  maxRetryWaitMs?: number;
+  /** Per-request time-out. Default 30 s. */
+  timeoutMs?: number;
+  /** Let `createWebhook` accept `http://` URLs on loopback hosts (for the emulator). Default false. */
+  allowInsecureLoopback?: boolean;
+  /** Epoch ms; for tests. Default `Date.now`. */
+  now?: () => number;
+}
+
+export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'fetch'>> {
+  fetch: typeof fetch;
+}
+
+export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
+  if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new TypeError('@sms-webhooks/client: apiKey is required (an sk_live_… or sk_test_… key).');
+  }
+  if (options.apiKey !== options.apiKey.trim()) {
+    throw new TypeError('@sms-webhooks/client: apiKey has leading or trailing whitespace.');
+  }
+  let base: URL;
+  try {
+    base = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError(
+      `@sms-webhooks/client: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}.`,
+    );
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') {
+    throw new TypeError('@sms-webhooks/client: no global fetch (Node 20+), pass options.fetch.');
+  }
+  return {
+    apiKey: options.apiKey,
+    baseUrl: base.href.replace(/\/+$/, ''),
+    fetch: fetchImpl,
+    refreshMarginMs: options.refreshMarginMs ?? 5 * 60_000,
+    maxRetries: options.maxRetries ?? 2,
+    maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? 30_000,
+    allowInsecureLoopback: options.allowInsecureLoopback ?? false,
+    now: options.now ?? Date.now,
+  };
+}

@@ -1,0 +1,68 @@
+import { type FieldError, ServiceApiError } from './service-api-error.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookIn } from './types.js';
+
+export const MAX_URL_LENGTH = 500;
+export const MAX_DESCRIPTION_LENGTH = 200;
+
+const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);
+
+function isLoopback(hostname: string): boolean {
+  return (
+    hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
+function refuse(details: FieldError[]): never {
+  throw new ServiceApiError(`Invalid input: ${details.map((d) => `${d.field}: ${d.message}`).join('; ')}`, {
+    status: 422,
+    code: 'validation_error',
+    details,
+    sent: false,
+  });
+}
+
+/** The spec's limits (section 8), checked before a request is made. */
+export function validateWebhookIn(input: WebhookIn, allowInsecureLoopback: boolean): void {
+  const errors: FieldError[] = [];
+  const { url, events, description } = input ?? ({} as WebhookIn);
+  if (typeof url !== 'string' || url === '') {
+    errors.push({ field: 'url', message: 'is required' });
+  } else if (url.length > MAX_URL_LENGTH) {
+    errors.push({ field: 'url', message: `must be at most ${MAX_URL_LENGTH} characters` });
+  } else {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      errors.push({ field: 'url', message: 'must be an absolute URL' });
+    }
+    if (parsed && parsed.protocol !== 'https:') {
+      const loopbackOk = allowInsecureLoopback && parsed.protocol === 'http:' && isLoopback(parsed.hostname);
+      if (!loopbackOk) errors.push({ field: 'url', message: 'must be an HTTPS URL' });
+    }
+  }
+  if (!Array.isArray(events) || events.length === 0) {
+    errors.push({ field: 'events', message: 'must be a non-empty array of event types' });
+  } else {
+    events.forEach((type, i) => {
+      if (!KNOWN.has(type))
+        errors.push({ field: `events[${i}]`, message: `unknown event type ${JSON.stringify(type)}` });
+    });
+  }
+  if (
+    description !== undefined &&
+    (typeof description !== 'string' || description.length > MAX_DESCRIPTION_LENGTH)
+  ) {
+    errors.push({
+      field: 'description',
+      message: `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`,
+    });
+  }
+  if (errors.length > 0) refuse(errors);
+}
+
+export function validateWebhookId(id: string): void {
+  if (typeof id !== 'string' || !/^wh_[A-Za-z0-9]+$/.test(id)) {
+    refuse([{ field: 'webhook_id', message: 'must look like wh_…' }]);
+  }
+}

@@ -1,0 +1,46 @@
+/** Error codes the emulator answers with. The spec names `not_found`, `validation_error`, `rate_limited`. */
+export type ApiErrorCode =
+  | 'unauthorized'
+  | 'not_found'
+  | 'validation_error'
+  | 'rate_limited'
+  | 'method_not_allowed'
+  | 'payload_too_large';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Thrown inside route handlers; the server turns it into `{"error":{"code","message","details"?}}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): { error: { code: ApiErrorCode; message: string; details?: FieldError[] } } {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.details ? { details: this.details } : {}),
+      },
+    };
+  }
+}
+
+export function validationError(details: FieldError[]): ApiError {
+  const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ');
+  return new ApiError(422, 'validation_error', `Invalid input: ${summary}`, details);
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}

@@ -1,0 +1,109 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { EventType } from '@sms-webhooks/core';
+import { ApiError, isApiError } from './api-error.js';
+import { routeApi } from './api-routes.js';
+import { routeEmulator } from './emulator-routes.js';
+import type { SimulateSendOptions } from './events.js';
+import { sendJson } from './http-io.js';
+import { type EmulatorOptions, resolveOptions } from './options.js';
+import { type EmittedEvent, EmulatorState, type SimulatedSend } from './state.js';
+import type { WebhookDelivery, WebhookOut } from './types.js';
+
+export interface Emulator {
+  /** Base URL, e.g. `http://127.0.0.1:4010`; throws before `listen()`. */
+  readonly url: string;
+  readonly server: Server;
+  /** Starts listening (options.port / options.host unless given) and resolves with the base URL. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Alias of `listen()`. */
+  start(): Promise<string>;
+  /** Cancels scheduled retries, aborts running attempts, closes the server. */
+  close(): Promise<void>;
+  /** Sends one event of `type` (sample data merged with `data`) to every subscribed webhook. */
+  emit(type: EventType, options?: { data?: Record<string, unknown>; workspaceId?: string }): EmittedEvent[];
+  /** message.sent, then delivered/failed per recipient, replies, then sms.completed. */
+  simulateSend(options?: SimulateSendOptions): SimulatedSend;
+  /** Sends an already sent event again, same id and body, as a new delivery record. */
+  redeliver(eventId: string): WebhookDelivery[];
+  /** Resolves once no delivery attempt is running or scheduled; rejects after `timeoutMs` (default 30 s). */
+  waitForIdle(timeoutMs?: number): Promise<void>;
+  /** Every live webhook, secrets included (this is the emulator's own view). */
+  webhooks(): WebhookOut[];
+  deliveries(webhookId: string): WebhookDelivery[];
+  /** Number of tokens issued so far, for tests of token caching. */
+  readonly tokensIssued: number;
+  /** Number of attempts running or scheduled. */
+  readonly pendingDeliveries: number;
+}
+
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  const opts = resolveOptions(options);
+  const state = new EmulatorState(opts);
+  let baseUrl: string | undefined;
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
+    try {
+      const result = (await routeEmulator(state, req, path)) ?? (await routeApi(state, req, path));
+      if (!result) throw new ApiError(404, 'not_found', `No route for ${req.method} ${path}.`);
+      sendJson(res, result.status, result.body);
+    } catch (error) {
+      if (!isApiError(error)) {
+        console.error('@sms-webhooks/emulator: internal error', error);
+        sendJson(res, 500, {
+          error: { code: 'internal_error', message: 'The emulator failed; see its log.' },
+        });
+        return;
+      }
+      // Unread request bodies would otherwise stall keep-alive connections.
+      req.resume();
+      sendJson(res, error.status, error.toBody(), error.headers);
+    }
+  }
+
+  const server = createServer((req, res) => void dispatch(req, res));
+
+  return {
+    get url() {
+      if (baseUrl === undefined) throw new Error('@sms-webhooks/emulator: call listen() first.');
+      return baseUrl;
+    },
+    server,
+    listen(port = opts.port, host = opts.host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const h = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          baseUrl = `http://${h}:${address.port}`;
+          resolve(baseUrl);
+        });
+      });
+    },
+    start() {
+      return this.listen();
+    },
+    async close() {
+      state.engine.close();
+      if (!server.listening) return;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    emit: (type, o = {}) => state.emit(type, o.data, o.workspaceId),
+    simulateSend: (o = {}) => state.simulateSend(o),
+    redeliver: (eventId) => state.redeliver(eventId),
+    waitForIdle: (timeoutMs) => state.engine.waitForIdle(timeoutMs),
+    webhooks: () => state.webhooks.list().map((e) => ({ ...e.webhook })),
+    deliveries: (webhookId) => state.engine.deliveries(webhookId),
+    get tokensIssued() {
+      return state.tokens.issued;
+    },
+    get pendingDeliveries() {
+      return state.engine.pending;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+export interface RateLimitOptions {
+  /** Requests allowed per window, per credential (API key on the token route, workspace elsewhere). */
+  limit: number;
+  windowMs: number;
+}
+
+export interface EmulatorOptions {
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  host?: string;
+  /**
+   * API keys accepted by the token exchange. Default: any key matching `sk_test_…` or `sk_live_…`
+   * (letters, digits, `_`, at least one character after the prefix).
+   */
+  apiKeys?: readonly string[];
+  /** Accept `http://` webhook URLs on loopback hosts (localhost, 127.0.0.0/8, ::1). Default false. */
+  allowInsecureLoopback?: boolean;
+  /** Multiplies every retry wait: 1/1000 turns 1 min into 60 ms. Default 1. */
+  timeScale?: number;
+  /** Per-request time-out of a delivery, in ms (not scaled). Default 10 000. */
+  deliveryTimeoutMs?: number;
+  /** Default 100 requests per second per credential; `false` turns rate limiting off. */
+  rateLimit?: RateLimitOptions | false;
+  /** Epoch milliseconds; tests move it forward to expire tokens. Default `Date.now`. */
+  now?: () => number;
+  /** Delivery records kept per webhook (newest first in the list). Default 100. */
+  maxDeliveriesPerWebhook?: number;
+  /** Called after every delivery attempt, e.g. to log it. */
+  onAttempt?: (attempt: AttemptReport) => void;
+}
+
+export interface AttemptReport {
+  webhookId: string;
+  url: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  /** HTTP status the receiver answered with; null when there was no response. */
+  statusCode: number | null;
+  error: string | null;
+  delivered: boolean;
+  /** The first 200 characters of the receiver's answer ('' when there was none). */
+  responseBody: string;
+  /** Epoch ms of the next attempt, or null when none is scheduled. */
+  nextAttemptAt: number | null;
+}
+
+/** The spec's waits between attempts: 1 min, 5 min, 30 min, 2 h, 12 h (6 attempts in total). */
+export const RETRY_WAITS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
+export const MAX_ATTEMPTS = RETRY_WAITS_MS.length + 1;
+export const TOKEN_TTL_SECONDS = 172_800;
+
+export interface ResolvedEmulatorOptions {
+  port: number;
+  host: string;
+  apiKeys: ReadonlySet<string> | undefined;
+  allowInsecureLoopback: boolean;
+  timeScale: number;
+  deliveryTimeoutMs: number;
+  rateLimit: RateLimitOptions | false;
+  now: () => number;
+  maxDeliveriesPerWebhook: number;
+  onAttempt: ((attempt: AttemptReport) => void) | undefined;
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`@sms-webhooks/emulator: ${name} must be a positive number, got ${value}.`);
+  }
+  return value;
+}
+
+export function resolveOptions(options: EmulatorOptions = {}): ResolvedEmulatorOptions {
+  const rateLimit = options.rateLimit ?? { limit: 100, windowMs: 1000 };
+  if (rateLimit) {
+    positive('rateLimit.limit', rateLimit.limit);
+    positive('rateLimit.windowMs', rateLimit.windowMs);
+  }
+  return {
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    apiKeys: options.apiKeys ? new Set(options.apiKeys) : undefined,
+    allowInsecureLoopback: options.allowInsecureLoopback ?? false,
+    timeScale: positive('timeScale', options.timeScale ?? 1),
+    deliveryTimeoutMs: positive('deliveryTimeoutMs', options.deliveryTimeoutMs ?? 10_000),
+    rateLimit,
+    now: options.now ?? Date.now,
+    maxDeliveriesPerWebhook: positive('maxDeliveriesPerWebhook', options.maxDeliveriesPerWebhook ?? 100),
+    onAttempt: options.onAttempt,
+  };
+}

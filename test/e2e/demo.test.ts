@@ -1,0 +1,33 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('pnpm demo', () => {
+  it('runs by itself, exits 0 within 30 s, and shows the retry, the duplicate and the records', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/demo/demo.ts'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    // The app failed one delivery on purpose, the emulator retried it with attempt 2 and it went through.
+    expect(stdout).toMatch(/message\.delivered evt_\w+… attempt 1: HTTP 500 retry in/);
+    expect(stdout).toMatch(/message\.delivered evt_\w+… attempt 2: HTTP 200 delivered/);
+    expect(stdout).toContain('the app answered: {"received":true,"duplicate":true}');
+    expect(stdout).toContain('handlers ran for the duplicate: no');
+    expect(stdout).toMatch(/message\.delivered {2}evt_\w+… {2}delivered {2}2 {9}200/);
+    expect(stdout).toMatch(
+      /webhook\.test ×1, message\.sent ×3, message\.delivered ×3, message\.failed ×1, message\.replied ×1, sms\.completed ×1/,
+    );
+    expect(stdout).toMatch(/Demo finished in [\d.]+ s/);
+  }, 30_000);
+});

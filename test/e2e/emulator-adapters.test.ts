@@ -1,0 +1,107 @@
+import { type AnyWebhookEvent, createReceiver, MemoryStore } from '@sms-webhooks/core';
+import type { Emulator } from '@sms-webhooks/emulator';
+import { ALL_TYPES, startEmulator } from './setup.js';
+import { adapters, lateReceiver, type Target } from './targets.js';
+
+const quiet = { warn() {}, error() {} };
+let emulator: Emulator | undefined;
+let target: Target | undefined;
+
+afterEach(async () => {
+  await emulator?.close();
+  await target?.close();
+  emulator = undefined;
+  target = undefined;
+});
+
+for (const [name, start] of Object.entries(adapters)) {
+  describe(`emulator → ${name}`, () => {
+    it('delivers every event type, verified against the webhook secret and typed in the handlers', async () => {
+      const late = lateReceiver();
+      target = await start(late.receiver);
+      const started = await startEmulator();
+      emulator = started.emulator;
+      const webhook = await started.client.createWebhook({ url: target.url, events: ALL_TYPES });
+
+      const receiver = createReceiver({
+        secret: webhook.secret,
+        store: new MemoryStore(),
+        respond: 'after-handlers',
+      });
+      const seen: AnyWebhookEvent[] = [];
+      const outcomes: string[] = [];
+      receiver.onAny((event) => void seen.push(event));
+      receiver.on(['message.delivered', 'message.failed'], (event) => {
+        // Typed: `data` is a MessageObject for message.* events, so `.to` needs no cast.
+        const to: string = event.data.to;
+        outcomes.push(`${event.type} ${to}`);
+      });
+      late.use(receiver);
+
+      const send = emulator.simulateSend({
+        to: ['+15555550100', '+15555550101'],
+        fail: ['+15555550101'],
+        replies: { '+15555550100': 'Thanks!' },
+      });
+      await started.client.testWebhook(webhook.id);
+      await emulator.waitForIdle(10_000);
+
+      expect(new Set(seen.map((e) => e.type))).toEqual(new Set(ALL_TYPES));
+      expect(seen).toHaveLength(7); // 2 sent, 1 delivered, 1 failed, 1 replied, 1 completed, 1 test
+      expect(outcomes.sort()).toEqual(['message.delivered +15555550100', 'message.failed +15555550101']);
+      for (const event of seen) {
+        expect(event).toMatchObject({ object: 'event', api_version: 'v1', test: true });
+        expect(event.id).toMatch(/^evt_/);
+        if (event.type.startsWith('message.')) {
+          expect(event.data).toMatchObject({
+            sms_id: send.sms_id,
+            id: expect.stringMatching(/^msg_/),
+            kind: 'utility',
+          });
+        }
+      }
+      const deliveries = (await started.client.listDeliveries(webhook.id)).data;
+      expect(deliveries).toHaveLength(7);
+      expect(
+        deliveries.every((d) => d.status === 'delivered' && d.last_status_code === 200 && d.attempts === 1),
+      ).toBe(true);
+      expect(deliveries.filter((d) => d.test).map((d) => d.event_type)).toEqual(['webhook.test']);
+    });
+
+    it('a handler failure gives a 5xx, the emulator retries with the same event id, and a redelivery is a duplicate', async () => {
+      const late = lateReceiver();
+      target = await start(late.receiver);
+      const started = await startEmulator({ timeScale: 1 / 1000 });
+      emulator = started.emulator;
+      const webhook = await started.client.createWebhook({ url: target.url, events: ['message.sent'] });
+      const receiver = createReceiver({ secret: webhook.secret, respond: 'after-handlers', logger: quiet });
+      const calls: { id: string; attempt: number | undefined }[] = [];
+      receiver.on('message.sent', (event, ctx) => {
+        calls.push({ id: event.id, attempt: ctx.attempt });
+        if (calls.length === 1) throw new Error('fails once on purpose');
+      });
+      late.use(receiver);
+
+      const [event] = emulator.emit('message.sent');
+      await emulator.waitForIdle(10_000);
+      expect(calls).toEqual([
+        { id: event!.id, attempt: 1 },
+        { id: event!.id, attempt: 2 },
+      ]);
+      const [record] = emulator.deliveries(webhook.id);
+      expect(record).toMatchObject({
+        status: 'delivered',
+        attempts: 2,
+        last_status_code: 200,
+        last_error: null,
+      });
+
+      emulator.redeliver(event!.id);
+      await emulator.waitForIdle(10_000);
+      expect(calls).toHaveLength(2); // the dedupe store answered the redelivery as a duplicate
+      const records = emulator.deliveries(webhook.id);
+      expect(records).toHaveLength(2);
+      expect(records[0]).toMatchObject({ event_id: event!.id, status: 'delivered', attempts: 1 });
+    });
+  });
+}

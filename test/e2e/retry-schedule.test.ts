@@ -1,0 +1,191 @@
+import { verifyWebhook } from '@sms-webhooks/core';
+import type { Emulator } from '@sms-webhooks/emulator';
+import { startEmulator } from './setup.js';
+import { recordingTarget, type Target } from './targets.js';
+
+let emulator: Emulator | undefined;
+let target: Target | undefined;
+
+afterEach(async () => {
+  await emulator?.close();
+  await target?.close();
+  emulator = undefined;
+  target = undefined;
+});
+
+/**
+ * Timer tolerance for the scaled schedule: a wait never ends early (1 ms of clock rounding allowed)
+ * and may end late by up to LATE_MS on a loaded two-core machine.
+ */
+const EARLY_MS = 2;
+const LATE_MS = 250;
+
+async function setup(timeScale: number, respond: Parameters<typeof recordingTarget>[0], options = {}) {
+  const recorder = await recordingTarget(respond);
+  target = recorder;
+  const started = await startEmulator({ timeScale, ...options });
+  emulator = started.emulator;
+  const webhook = await started.client.createWebhook({ url: recorder.url, events: ['message.sent'] });
+  return { ...started, recorder, webhook };
+}
+
+const attemptOf = (a: { headers: Record<string, unknown> }) =>
+  Number(a.headers['x-service-delivery-attempt']);
+
+describe('retry schedule', () => {
+  it('a failing receiver sees attempts 1, 2, 3 with the same event id at 1 min and 5 min, scaled by 1/1000', async () => {
+    const { recorder, webhook, client } = await setup(1 / 1000, (_a, _i, res) => res.writeHead(500).end());
+    const [event] = emulator!.emit('message.sent');
+    await vi.waitFor(() => expect(recorder.arrivals.length).toBeGreaterThanOrEqual(3), {
+      timeout: 5000,
+      interval: 5,
+    });
+    const [a1, a2, a3] = recorder.arrivals as [
+      (typeof recorder.arrivals)[0],
+      (typeof recorder.arrivals)[0],
+      (typeof recorder.arrivals)[0],
+    ];
+    expect([a1, a2, a3].map(attemptOf)).toEqual([1, 2, 3]);
+    expect([a1, a2, a3].map((a) => a.headers['x-service-event-id'])).toEqual([
+      event!.id,
+      event!.id,
+      event!.id,
+    ]);
+    expect(new Set([a1, a2, a3].map((a) => a.body)).size).toBe(1);
+    for (const a of [a1, a2, a3]) {
+      // Each attempt is signed afresh with the webhook's secret and verifies.
+      expect(verifyWebhook(a.body, a.headers, { secret: webhook.secret }).id).toBe(event!.id);
+    }
+    const gap1 = a2.at - a1.at;
+    const gap2 = a3.at - a2.at;
+    expect(gap1).toBeGreaterThanOrEqual(60 - EARLY_MS);
+    expect(gap1).toBeLessThanOrEqual(60 + LATE_MS);
+    expect(gap2).toBeGreaterThanOrEqual(300 - EARLY_MS);
+    expect(gap2).toBeLessThanOrEqual(300 + LATE_MS);
+
+    const [record] = (await client.listDeliveries(webhook.id)).data;
+    expect(record).toMatchObject({
+      status: 'pending',
+      attempts: 3,
+      event_id: event!.id,
+      last_status_code: 500,
+      last_error: 'HTTP 500',
+      delivered_at: null,
+      next_attempt_at: expect.any(String),
+    });
+    // The third wait is 30 min, scaled: 1.8 s after the last attempt.
+    const expectedNext = Date.parse(record!.created_at) + 60 + 300 + 1800;
+    expect(Math.abs(Date.parse(record!.next_attempt_at!) - expectedNext)).toBeLessThan(LATE_MS * 2);
+  });
+
+  it('stops after 6 attempts (numbered 1 to 6) and marks the record failed', async () => {
+    const { recorder, webhook } = await setup(1 / 100_000, (_a, _i, res) => res.writeHead(503).end('down'));
+    emulator!.emit('message.sent');
+    await emulator!.waitForIdle(10_000);
+    // Longer than the whole scaled schedule again: no seventh attempt comes.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(recorder.arrivals.map(attemptOf)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(new Set(recorder.arrivals.map((a) => a.headers['x-service-event-id'])).size).toBe(1);
+    expect(emulator!.deliveries(webhook.id)).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        attempts: 6,
+        last_status_code: 503,
+        next_attempt_at: null,
+        last_error: 'HTTP 503: down',
+      }),
+    ]);
+  });
+
+  it('counts a 3xx as a failure and does not follow the redirect', async () => {
+    const { recorder, webhook } = await setup(1 / 100_000, (a, i, res) => {
+      if (i === 0) res.writeHead(302, { location: `http://${a.headers.host}/moved` }).end();
+      else res.writeHead(200).end();
+    });
+    emulator!.emit('message.sent');
+    await emulator!.waitForIdle(10_000);
+    expect(recorder.arrivals.map(attemptOf)).toEqual([1, 2]);
+    expect(recorder.arrivals.every((a) => a.headers['x-service-event-id'] !== undefined)).toBe(true);
+    const [record] = emulator!.deliveries(webhook.id);
+    expect(record).toMatchObject({ status: 'delivered', attempts: 2, last_status_code: 200 });
+  });
+
+  it('records a redirect as last_status_code 3xx with a clear last_error', async () => {
+    const { webhook } = await setup(1, (_a, _i, res) =>
+      res.writeHead(301, { location: 'https://example.com/' }).end(),
+    );
+    emulator!.emit('message.sent');
+    await vi.waitFor(() => expect(emulator!.deliveries(webhook.id)[0]?.attempts).toBe(1));
+    await vi.waitFor(() => expect(emulator!.deliveries(webhook.id)[0]?.last_status_code).toBe(301));
+    expect(emulator!.deliveries(webhook.id)[0]).toMatchObject({
+      status: 'pending',
+      last_error: expect.stringMatching(/HTTP 301 \(redirects are not followed\)/),
+    });
+  });
+
+  it('times out a receiver that does not answer, then retries', async () => {
+    const { recorder, webhook } = await setup(
+      1 / 100_000,
+      (_a, i, res) => {
+        if (i > 0) res.writeHead(204).end();
+        // The first request is left hanging.
+      },
+      { deliveryTimeoutMs: 150 },
+    );
+    emulator!.emit('message.sent');
+    await emulator!.waitForIdle(10_000);
+    expect(recorder.arrivals.map(attemptOf)).toEqual([1, 2]);
+    expect(emulator!.deliveries(webhook.id)[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      last_status_code: 204,
+    });
+  });
+
+  it('records a refused connection with no status code and schedules the next attempt', async () => {
+    const started = await startEmulator();
+    emulator = started.emulator;
+    const webhook = await started.client.createWebhook({
+      url: 'http://127.0.0.1:1/webhooks',
+      events: ['sms.completed'],
+    });
+    emulator.emit('sms.completed');
+    await vi.waitFor(() => expect(emulator!.deliveries(webhook.id)[0]?.last_error).toBeTruthy());
+    expect(emulator.deliveries(webhook.id)[0]).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status_code: null,
+      last_error: expect.stringMatching(/ECONNREFUSED/),
+      next_attempt_at: expect.any(String),
+    });
+  });
+
+  it('deleting the webhook cancels its scheduled retries', async () => {
+    const { recorder, webhook, client } = await setup(1 / 1000, (_a, _i, res) => res.writeHead(500).end());
+    emulator!.emit('message.sent');
+    await vi.waitFor(() => expect(recorder.arrivals).toHaveLength(1));
+    await vi.waitFor(() => expect(emulator!.pendingDeliveries).toBe(1));
+    await client.deleteWebhook(webhook.id);
+    await emulator!.waitForIdle(1000);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(recorder.arrivals).toHaveLength(1);
+    expect(emulator!.deliveries(webhook.id)[0]).toMatchObject({ status: 'failed', next_attempt_at: null });
+  });
+
+  it('sends a webhook only the event types it lists, with test set from the key mode', async () => {
+    const recorder = await recordingTarget((_a, _i, res) => res.writeHead(200).end());
+    target = recorder;
+    const live = await startEmulator({}, 'sk_live_e2e');
+    emulator = live.emulator;
+    await live.client.createWebhook({ url: recorder.url, events: ['message.failed'] });
+    emulator.simulateSend({ recipients: 3, fail: ['+15555550101'] });
+    await emulator.waitForIdle(5000);
+    expect(recorder.arrivals.map((a) => JSON.parse(a.body))).toEqual([
+      expect.objectContaining({
+        type: 'message.failed',
+        test: false,
+        data: expect.objectContaining({ to: '+15555550101', status: 'failed' }),
+      }),
+    ]);
+  });
+});
