@@ -1,0 +1,40 @@
+import type { AddressInfo } from 'node:net';
+import { enqueueTo } from '@sms-webhooks/bullmq';
+import { webhookMiddleware } from '@sms-webhooks/express';
+import { RedisStore } from '@sms-webhooks/redis';
+import { Queue } from 'bullmq';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { createWebhookReceiver, QUEUE_NAME, redisUrl } from './webhooks.js';
+
+// Fail fast while Redis is down: the receiver answers 503 and the service retries later.
+const redis = new Redis(redisUrl(), { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+redis.on('error', (error) => console.error(`receiver: redis: ${error.message}`));
+const queue = new Queue(QUEUE_NAME, { connection: { url: redisUrl(), enableOfflineQueue: false } });
+queue.on('error', (error) => console.error(`receiver: queue: ${error.message}`));
+
+const receiver = createWebhookReceiver({
+  store: new RedisStore({ client: redis, clientType: 'ioredis' }),
+  dispatch: enqueueTo(queue, { attempts: 8 }),
+});
+
+const app = express();
+app.all('/webhooks', webhookMiddleware(receiver));
+app.get('/health', (_req, res) => {
+  res.json({ ok: true });
+});
+const server = app.listen(Number(process.env.PORT ?? 3000), () => {
+  const { port } = server.address() as AddressInfo;
+  console.log(`receiver listening on http://localhost:${port}/webhooks`);
+});
+
+async function shutdown(): Promise<void> {
+  server.close();
+  server.closeIdleConnections();
+  await receiver.close(10_000);
+  await queue.close();
+  await redis.quit();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown());
+process.once('SIGINT', () => void shutdown());

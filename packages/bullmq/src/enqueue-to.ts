@@ -1,0 +1,65 @@
+import type { Dispatch } from '@sms-webhooks/core';
+import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
+import { toJobData, type WebhookJobData } from './job-data.js';
+
+export interface EnqueueOptions {
+  /** Runs per event before it lands in the failed set. Default 8. */
+  attempts?: number;
+  /** Wait between runs. Default exponential from 2 s: 2, 4, 8 … 128 s (≈ 4 min over 8 attempts). */
+  backoff?: number | BackoffOptions;
+  /** How long to wait for Redis to take the job before answering 503. Default 5000 ms. */
+  timeoutMs?: number;
+  /** Completed jobs are kept this long, so BullMQ's own job-id dedupe lasts as long as the store's. Default 24 h. */
+  removeOnComplete?: boolean | number | KeepJobs;
+  /** Failed (exhausted) jobs are kept for inspection and `job.retry()`. Default false: kept. */
+  removeOnFail?: boolean | number | KeepJobs;
+  /** Any other BullMQ job option (priority, lifo …). `jobId` is always the event id. */
+  jobOptions?: Omit<JobsOptions, 'jobId'>;
+}
+
+type AnyQueue = Pick<Queue, 'add'>;
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new TypeError(
+      `@sms-webhooks/bullmq: \`${name}\` must be a positive integer, got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A receiver `dispatch` that adds each verified event to a BullMQ queue, with the event id as job id:
+ * `createReceiver({ secret, store, dispatch: enqueueTo(queue) })`. The receiver answers 200 only once
+ * Redis has the job, and 503 (the service retries) when the add fails or times out.
+ */
+export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispatch {
+  if (typeof queue?.add !== 'function') {
+    throw new TypeError('@sms-webhooks/bullmq: enqueueTo(queue) needs a BullMQ Queue.');
+  }
+  const attempts = positiveInteger('attempts', options.attempts, 8);
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000);
+  const base: JobsOptions = {
+    removeOnComplete: options.removeOnComplete ?? { age: 24 * 60 * 60 },
+    removeOnFail: options.removeOnFail ?? false,
+    ...options.jobOptions,
+    attempts,
+    backoff: options.backoff ?? { type: 'exponential', delay: 2000 },
+  };
+
+  return async (dispatched) => {
+    const data: WebhookJobData = toJobData(dispatched);
+    // Same id, same job: BullMQ ignores an add whose id it already holds, in any state.
+    const add = queue.add(dispatched.event.type, data, { ...base, jobId: dispatched.event.id });
+    await withTimeout(add, timeoutMs, `Adding ${dispatched.event.id} to the queue`);
+  };
+}

@@ -1,0 +1,4 @@
+export { type CreateWorkerOptions, createWorker, type WebhookJob } from './create-worker.js';
+export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
+export { type RunHandlers, toRunHandlers, type WebhookHandlers } from './handler-map.js';
+export { DEFAULT_QUEUE_NAME, toHandlerContext, toJobData, type WebhookJobData } from './job-data.js';

@@ -1,0 +1,25 @@
+import type { AnyWebhookEvent, DispatchClaim, DispatchedEvent, HandlerContext } from '@sms-webhooks/core';
+
+/** Default queue name for both `enqueueTo`'s Queue and `createWorker`. */
+export const DEFAULT_QUEUE_NAME = 'sms-webhooks';
+
+/** What one job holds: the verified event, its delivery context and the dedupe claim to complete. JSON only. */
+export interface WebhookJobData {
+  event: AnyWebhookEvent;
+  /** The service's delivery-attempt header (1…6), not the job's attempt. */
+  attempt?: number;
+  /** ISO time the receiver accepted the delivery. */
+  receivedAt: string;
+  claim?: DispatchClaim;
+}
+
+export function toJobData({ event, ctx, claim }: DispatchedEvent): WebhookJobData {
+  const data: WebhookJobData = { event, receivedAt: ctx.receivedAt.toISOString() };
+  if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
+  if (claim !== undefined) data.claim = claim;
+  return data;
+}
+
+export function toHandlerContext(data: WebhookJobData): HandlerContext {
+  return { attempt: data.attempt, receivedAt: new Date(data.receivedAt) };
+}

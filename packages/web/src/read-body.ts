@@ -1,0 +1,56 @@
+/** What reading a Web `Request` body under a byte limit came to. */
+export type BodyReadResult =
+  | { ok: true; body: Uint8Array }
+  | { ok: false; reason: 'too-large' | 'unreadable' | 'already-used' };
+
+function declaredLength(request: Request): number | undefined {
+  const value = request.headers.get('content-length');
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Number(value);
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const body = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+/**
+ * Reads the body as a stream and stops as soon as it passes `maxBytes`, so an oversized or endless body
+ * costs at most `maxBytes` of memory. A declared content-length over the limit is refused unread.
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<BodyReadResult> {
+  if (request.bodyUsed) return { ok: false, reason: 'already-used' };
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > maxBytes) {
+    request.body?.cancel().catch(() => {});
+    return { ok: false, reason: 'too-large' };
+  }
+  if (request.body === null) return { ok: true, body: new Uint8Array(0) };
+
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        reader.cancel().catch(() => {});
+        return { ok: false, reason: 'too-large' };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, reason: 'unreadable' };
+  } finally {
+    reader.releaseLock();
+  }
+  return { ok: true, body: concat(chunks, total) };
+}

@@ -1,0 +1,39 @@
+// Compiled by `tsc` in the test command, never run: a line that stops compiling fails the suite.
+import { createWorker, enqueueTo, type WebhookHandlers } from '@sms-webhooks/bullmq';
+import { createReceiver, type Dispatch, type MessageObject } from '@sms-webhooks/core';
+import { webhookHandler } from '@sms-webhooks/web';
+import { Queue } from 'bullmq';
+import { expectTypeOf } from 'vitest';
+
+const queue = new Queue('sms-webhooks', { connection: { url: 'redis://127.0.0.1:6399' } });
+expectTypeOf(enqueueTo(queue)).toEqualTypeOf<Dispatch>();
+const receiver = createReceiver({ secret: 'whsec_x', dispatch: enqueueTo(queue, { attempts: 3 }) });
+
+const handlers: WebhookHandlers = {
+  'message.failed': (event, ctx) => {
+    expectTypeOf(event.data).toEqualTypeOf<MessageObject>();
+    expectTypeOf(ctx.attempt).toEqualTypeOf<number | undefined>();
+  },
+  'message.sent': [(event) => event.data.to, async (event) => event.data.status],
+  'sms.completed': (event) => {
+    // @ts-expect-error sms.completed's data is not a message object
+    event.data.to.toUpperCase();
+  },
+  '*': (event) => {
+    expectTypeOf(event.id).toEqualTypeOf<string>();
+  },
+};
+createWorker(handlers, { connection: { url: 'redis://127.0.0.1:6399' } });
+createWorker(receiver, {
+  connection: { url: 'redis://127.0.0.1:6399' },
+  onError: (_error, job) => job.data.event.id,
+});
+// @ts-expect-error not an event type
+createWorker({ 'message.unknown': () => {} }, { connection: {} });
+// @ts-expect-error connection is required
+createWorker(receiver, {});
+
+const handle = webhookHandler(receiver, { waitUntil: (promise) => void promise });
+expectTypeOf(handle).toEqualTypeOf<(request: Request, context?: unknown) => Promise<Response>>();
+// A Next.js route's second argument fits.
+void handle(new Request('http://localhost/'), { params: Promise.resolve({ slug: 'x' }) });
