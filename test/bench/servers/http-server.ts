@@ -1,0 +1,70 @@
+/**
+ * One server under test, in its own process: `node --import tsx http-server.ts '<ServerConfig json>'`.
+ * Talks to the benchmark over IPC: sends { type: 'ready', port }, answers 'stats' and the RSS probe.
+ */
+import type { Server } from 'node:http';
+import { counters, makeReceiver, makeStore, type ServerConfig } from './contenders.js';
+import { expressApp } from './express-app.js';
+import { fastifyApp } from './fastify-app.js';
+import { koaApp } from './koa-app.js';
+
+export type ServerRequest =
+  | { type: 'stats' }
+  | { type: 'rss-start' }
+  | { type: 'rss-stop' }
+  | { type: 'close' };
+
+export interface RssReport {
+  baseline: number;
+  peak: number;
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function main(): Promise<void> {
+  const { store, close: closeStore } = await makeStore(config);
+  const receiver = config.contender === 'ours' ? makeReceiver(config, store) : undefined;
+  const build = { express: expressApp, fastify: fastifyApp, koa: koaApp }[config.framework];
+  const server: Server = await build(config.contender, receiver, config.maxBodyBytes).listen();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+
+  let sampler: NodeJS.Timeout | undefined;
+  let rss: RssReport = { baseline: 0, peak: 0 };
+  let maxRssBefore = 0;
+
+  process.on('message', async (message: ServerRequest) => {
+    if (message.type === 'stats') {
+      process.send?.({ type: 'stats', ...counters });
+    } else if (message.type === 'rss-start') {
+      gc?.();
+      const baseline = process.memoryUsage.rss();
+      rss = { baseline, peak: baseline };
+      maxRssBefore = process.resourceUsage().maxRSS * 1024;
+      sampler = setInterval(() => {
+        rss.peak = Math.max(rss.peak, process.memoryUsage.rss());
+      }, 2);
+      process.send?.({ type: 'rss-started' });
+    } else if (message.type === 'rss-stop') {
+      clearInterval(sampler);
+      // maxRSS is the lifetime peak: it only tells us something when it rose during the probe.
+      const maxRssAfter = process.resourceUsage().maxRSS * 1024;
+      if (maxRssAfter > maxRssBefore) rss.peak = Math.max(rss.peak, maxRssAfter);
+      process.send?.({ type: 'rss', ...rss });
+    } else if (message.type === 'close') {
+      server.closeAllConnections?.();
+      server.close();
+      await receiver?.close(2000);
+      await closeStore();
+      process.disconnect?.();
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ type: 'ready', port });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

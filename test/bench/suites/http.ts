@@ -1,0 +1,131 @@
+import {
+  type LoadRunner,
+  type RunningServer,
+  serverStats,
+  startLoadRunner,
+  startServer,
+  stopAll,
+} from '../lib/http-harness.js';
+import { type BarCheck, bar, barsTable, type SuiteResult, type Table } from '../lib/report.js';
+import { formatRate, formatRatio, median } from '../lib/stats.js';
+import type { ContenderName, Framework } from '../servers/contenders.js';
+
+export interface HttpProfile {
+  frameworks: Framework[];
+  /** Requests per timed run. */
+  amount: number;
+  warmupAmount: number;
+  rounds: number;
+  connections: number;
+  bodyBytes: number;
+}
+
+const LABEL: Record<ContenderName, string> = {
+  ours: 'ours: adapter + MemoryStore',
+  hand: 'hand-written route',
+  stripe: 'Stripe constructEvent recipe',
+};
+const CONTENDERS: ContenderName[] = ['ours', 'hand', 'stripe'];
+const LIMIT = 1024 * 1024;
+
+interface Samples {
+  rps: number[];
+  p99: number[];
+  sent: number;
+}
+
+async function runFramework(
+  framework: Framework,
+  load: LoadRunner,
+  profile: HttpProfile,
+  problems: string[],
+): Promise<Map<ContenderName, Samples>> {
+  const servers: RunningServer[] = [];
+  try {
+    for (const contender of CONTENDERS) {
+      servers.push(await startServer({ framework, contender, store: 'memory', maxBodyBytes: LIMIT }));
+    }
+    const samples = new Map<ContenderName, Samples>(
+      CONTENDERS.map((c) => [c, { rps: [], p99: [], sent: 0 }]),
+    );
+    const fire = async (server: RunningServer, amount: number) => {
+      const result = await load.run({
+        url: server.url,
+        amount,
+        connections: profile.connections,
+        bodyBytes: profile.bodyBytes,
+      });
+      const s = samples.get(server.config.contender)!;
+      s.sent += result.requests;
+      if (result.non2xx || result.errors || result.timeouts || result.reused) {
+        problems.push(
+          `${framework}/${server.config.contender}: ${result.non2xx} non-2xx, ${result.errors} errors, ` +
+            `${result.timeouts} time-outs, ${result.reused} reused ids`,
+        );
+      }
+      return result;
+    };
+    for (const server of servers) await fire(server, profile.warmupAmount);
+    for (let round = 0; round < profile.rounds; round++) {
+      for (let k = 0; k < servers.length; k++) {
+        const server = servers[(round + k) % servers.length]!;
+        const result = await fire(server, profile.amount);
+        const s = samples.get(server.config.contender)!;
+        s.rps.push(result.rps);
+        s.p99.push(result.p99);
+      }
+    }
+    // Every request must have reached a handler once: proves the ids were unique and nothing was ignored.
+    for (const server of servers) {
+      const { accepted } = await serverStats(server);
+      const sent = samples.get(server.config.contender)!.sent;
+      if (accepted !== sent)
+        problems.push(`${framework}/${server.config.contender}: sent ${sent}, handled ${accepted}`);
+    }
+    return samples;
+  } finally {
+    await stopAll(servers);
+  }
+}
+
+export async function runHttp(profile: HttpProfile): Promise<SuiteResult> {
+  const started = performance.now();
+  const tables: Table[] = [];
+  const bars: BarCheck[] = [];
+  const problems: string[] = [];
+  const load = await startLoadRunner();
+  try {
+    for (const framework of profile.frameworks) {
+      const samples = await runFramework(framework, load, profile, problems);
+      const rps = (c: ContenderName) => median(samples.get(c)!.rps);
+      const ours = rps('ours');
+      tables.push({
+        title: `HTTP, ${framework} (${profile.connections} connections, ${profile.bodyBytes} B events, ${profile.amount} requests per run, median of ${profile.rounds})`,
+        columns: ['contender', 'req/s', 'p99 ms', 'ours / this'],
+        rows: CONTENDERS.map((c) => [
+          LABEL[c],
+          formatRate(rps(c)),
+          median(samples.get(c)!.p99).toFixed(1),
+          formatRatio(ours / rps(c)),
+        ]),
+      });
+      bars.push(bar(`${framework}: ours vs hand-written`, ours / rps('hand'), 0.9));
+      bars.push(bar(`${framework}: ours vs Stripe recipe`, ours / rps('stripe'), 1.0));
+    }
+  } finally {
+    await load.stop();
+  }
+  tables.push(barsTable(bars));
+  return {
+    id: 'http',
+    title: '2. HTTP per framework',
+    tables,
+    bars,
+    notes: [
+      'Each server runs in its own process, autocannon in another; every request carries a fresh, pre-signed event id.',
+      "Ours answers with respond: 'immediately' and runs a no-op handler for each event after the ack (counted, must equal requests sent).",
+      ...problems.map((p) => `PROBLEM: ${p}`),
+    ],
+    seconds: (performance.now() - started) / 1000,
+  };
+}
