@@ -4,7 +4,9 @@ import type { Dispatch } from './dispatch.js';
 import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from './headers.js';
 import type { Logger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
-import { DEFAULT_TOLERANCE_SECONDS } from './verify-signature.js';
+
+/** Here rather than in verify-signature.ts so that file can import the checks below without a cycle. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 export type RespondMode = 'immediately' | 'after-handlers';
 export type StoreErrorMode = 'reject' | 'process';
@@ -66,8 +68,13 @@ function fail(message: string): never {
   throw new TypeError(`sms-webhooks: ${message}`);
 }
 
-function positive(name: string, value: unknown, fallback: number, integer: boolean): number {
+/**
+ * The checks below are shared with verifyWebhook/verifySignature, which run them on every call: keep
+ * them to type tests and comparisons (no allocation beyond the key list, no regex on the hot path).
+ */
+export function positive(name: string, value: unknown, fallback: number, integer: boolean): number {
   if (value === undefined) return fallback;
+  // NaN must be refused: `Math.abs(now - t) > NaN` is false, so a NaN tolerance would accept any timestamp.
   if (
     typeof value !== 'number' ||
     !Number.isFinite(value) ||
@@ -87,23 +94,38 @@ function oneOf<T extends string>(name: string, value: unknown, allowed: readonly
   return value as T;
 }
 
-function secretKeys(secret: unknown): KeyObject[] {
+/** The secrets as a non-empty list of trimmed, non-empty strings, or a TypeError saying what to fix. */
+export function checkSecrets(secret: unknown): readonly string[] {
+  // The common case, one plain secret, costs two comparisons (trim returns the same string when clean).
+  if (typeof secret === 'string' && secret !== '' && secret.trim() === secret) return [secret];
   const list = typeof secret === 'string' ? [secret] : secret;
   if (!Array.isArray(list) || list.length === 0) {
     fail(
       '`secret` is required: pass the webhook secret (whsec_…) from the service, or an array of them while rotating.',
     );
   }
-  return list.map((s, i) => {
+  for (let i = 0; i < list.length; i++) {
+    const s: unknown = list[i];
     const where = list.length > 1 ? `secret[${i}]` : 'secret';
-    if (typeof s !== 'string' || s === '') {
+    if (typeof s !== 'string') {
+      fail(`\`${where}\` must be a string (whsec_…), got ${s === null ? 'null' : typeof s}.`);
+    }
+    if (s === '') {
       fail(`\`${where}\` is empty. Is the environment variable holding the webhook secret set?`);
     }
     if (s.trim() !== s) {
       fail(`\`${where}\` has leading or trailing whitespace (a stray newline from a .env file?). Trim it.`);
     }
-    return createSecretKey(Buffer.from(s, 'utf8'));
-  });
+  }
+  return list as readonly string[];
+}
+
+export function checkHeaderPrefix(value: unknown): string {
+  if (value === undefined) return DEFAULT_HEADER_PREFIX;
+  if (typeof value !== 'string' || !/^[A-Za-z0-9-]+$/.test(value)) {
+    fail(`\`headerPrefix\` must be a header-name prefix such as 'x-service', got ${JSON.stringify(value)}.`);
+  }
+  return value;
 }
 
 export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
@@ -116,10 +138,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   if (options.store !== undefined && !isDedupeStore(options.store)) {
     fail('`store` must implement claim, complete and release (see the DedupeStore interface).');
   }
-  const prefix = options.headerPrefix ?? DEFAULT_HEADER_PREFIX;
-  if (typeof prefix !== 'string' || !/^[A-Za-z0-9-]+$/.test(prefix)) {
-    fail(`\`headerPrefix\` must be a header-name prefix such as 'x-service', got ${JSON.stringify(prefix)}.`);
-  }
+  const prefix = checkHeaderPrefix(options.headerPrefix);
   const logger = options.logger ?? console;
   if (typeof logger?.warn !== 'function' || typeof logger?.error !== 'function') {
     fail('`logger` must have warn() and error() methods (console and pino both do).');
@@ -128,7 +147,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     fail('`dispatch` must be a function that hands an event on and resolves once it is stored.');
   }
   return {
-    keys: secretKeys(options.secret),
+    keys: checkSecrets(options.secret).map((s) => createSecretKey(Buffer.from(s, 'utf8'))),
     tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
     store: options.store ?? new MemoryStore(),
     retainMs: positive('retainMs', options.retainMs, 24 * 60 * 60 * 1000, true),

@@ -1,10 +1,11 @@
 import { type KeyObject, timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
 import type { RawBody } from './raw-body.js';
+import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, positive } from './receiver-options.js';
 import { computeSignature } from './sign-payload.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
 
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export { DEFAULT_TOLERANCE_SECONDS };
 
 export interface VerifySignatureOptions {
   secret: string | readonly string[];
@@ -40,20 +41,45 @@ export function checkSignature(
   );
 }
 
-/** Verifies the signature header against the raw body; returns the signed timestamp. */
+export interface CheckedOptions {
+  keys: readonly string[];
+  tolerance: number;
+  now: number;
+}
+
+/**
+ * The options of one verifyWebhook/verifySignature call, checked as createReceiver checks its own (the
+ * same functions): a NaN tolerance or `now` would accept any timestamp, an empty secret signs nothing.
+ * Cheap checks only, run on every call: no cache to grow or to hand a mutated options object.
+ */
+export function checkVerifyOptions(options: VerifySignatureOptions, caller: string): CheckedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`sms-webhooks: ${caller} needs an options object with a \`secret\` (whsec_…).`);
+  }
+  const { now } = options;
+  if (now !== undefined && (typeof now !== 'number' || !Number.isFinite(now))) {
+    throw new TypeError(
+      `sms-webhooks: \`now\` must be the current time in unix seconds, got ${String(now)}. Omit it to use the clock.`,
+    );
+  }
+  return {
+    keys: checkSecrets(options.secret),
+    tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
+    now: now ?? Math.floor(Date.now() / 1000),
+  };
+}
+
+/**
+ * Verifies the signature header against the raw body; returns the signed timestamp. Throws a TypeError
+ * for bad options (before looking at the request) and `WebhookVerificationError` for a bad request.
+ */
 export function verifySignature(
   rawBody: RawBody,
   signatureHeader: string | readonly string[] | undefined,
   options: VerifySignatureOptions,
 ): number {
+  const { keys, tolerance, now } = checkVerifyOptions(options, 'verifySignature');
   const header = parseSignatureHeader(signatureHeader);
-  const keys = typeof options.secret === 'string' ? [options.secret] : options.secret;
-  checkSignature(
-    rawBody,
-    header,
-    keys,
-    options.tolerance ?? DEFAULT_TOLERANCE_SECONDS,
-    options.now ?? Math.floor(Date.now() / 1000),
-  );
+  checkSignature(rawBody, header, keys, tolerance, now);
   return header.timestamp;
 }

@@ -9,8 +9,9 @@ import {
 } from './headers.js';
 import { checkEventHeaders, parseEvent } from './parse-event.js';
 import { isRawBody, type RawBody } from './raw-body.js';
+import { checkHeaderPrefix } from './receiver-options.js';
 import { parseSignatureHeader } from './signature-header.js';
-import { checkSignature, DEFAULT_TOLERANCE_SECONDS } from './verify-signature.js';
+import { checkSignature, checkVerifyOptions } from './verify-signature.js';
 
 export interface VerifyWebhookOptions {
   /** The webhook's `whsec_…` secret, or several during a rotation. */
@@ -25,27 +26,53 @@ export interface VerifyWebhookOptions {
 
 export type Verifier = (rawBody: RawBody, headers: HeaderSource, now?: number) => AnyWebhookEvent;
 
+/** One verification with options already checked. */
+function verify(
+  rawBody: RawBody,
+  headers: HeaderSource,
+  keys: readonly (string | KeyObject)[],
+  tolerance: number,
+  names: HeaderNames,
+  now: number,
+): AnyWebhookEvent {
+  const header = parseSignatureHeader(readHeader(headers, names.signature));
+  // Signature first: nothing in an unsigned body is looked at.
+  checkSignature(rawBody, header, keys, tolerance, now);
+  const event = parseEvent(rawBody);
+  checkEventHeaders(event, headers, names);
+  return event;
+}
+
 /** A verifier with its options resolved once; the receiver keeps one for its lifetime. */
 export function createVerifier(
   keys: readonly (string | KeyObject)[],
   tolerance: number,
   names: HeaderNames,
 ): Verifier {
-  return (rawBody, headers, now = Math.floor(Date.now() / 1000)) => {
-    const header = parseSignatureHeader(readHeader(headers, names.signature));
-    // Signature first: nothing in an unsigned body is looked at.
-    checkSignature(rawBody, header, keys, tolerance, now);
-    const event = parseEvent(rawBody);
-    checkEventHeaders(event, headers, names);
-    return event;
-  };
+  return (rawBody, headers, now = Math.floor(Date.now() / 1000)) =>
+    verify(rawBody, headers, keys, tolerance, names, now);
 }
 
 const DEFAULT_NAMES = headerNames(DEFAULT_HEADER_PREFIX);
+// The last custom prefix's names: callers pass the same prefix every time, so the regex check and the
+// four header-name strings are built once, not per delivery.
+let lastPrefix: string | undefined;
+let lastNames = DEFAULT_NAMES;
+
+function namesFor(prefix: unknown): HeaderNames {
+  if (prefix === undefined) return DEFAULT_NAMES;
+  if (prefix !== lastPrefix) {
+    lastNames = headerNames(checkHeaderPrefix(prefix));
+    lastPrefix = prefix as string;
+  }
+  return lastNames;
+}
 
 /**
  * Verifies a delivery and returns its event; throws `WebhookVerificationError` with a stable `code`.
  * `rawBody` must be the bytes exactly as received: a parsed and re-serialised body will not match.
+ * Bad options (empty or padded secret, non-positive or NaN tolerance, …) throw a TypeError first, with
+ * the same checks and messages as createReceiver.
  */
 export function verifyWebhook(
   rawBody: RawBody,
@@ -57,11 +84,6 @@ export function verifyWebhook(
       'sms-webhooks: verifyWebhook needs the raw body (string, Buffer or Uint8Array). Got an already-parsed value: read the body before any JSON parser runs.',
     );
   }
-  const names = options.headerPrefix === undefined ? DEFAULT_NAMES : headerNames(options.headerPrefix);
-  const keys = typeof options.secret === 'string' ? [options.secret] : options.secret;
-  return createVerifier(keys, options.tolerance ?? DEFAULT_TOLERANCE_SECONDS, names)(
-    rawBody,
-    headers,
-    options.now,
-  );
+  const { keys, tolerance, now } = checkVerifyOptions(options, 'verifyWebhook');
+  return verify(rawBody, headers, keys, tolerance, namesFor(options.headerPrefix), now);
 }
