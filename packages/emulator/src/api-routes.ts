@@ -27,6 +27,18 @@ async function exchangeToken(state: EmulatorState, req: IncomingMessage): Promis
   return { status: 200, body: state.tokens.exchange(apiKey) };
 }
 
+/**
+ * null when the segment is not valid percent-encoding (`%E0`). Decoding must not throw here: the
+ * spec answers 401 before anything else, so the bad id is reported as a 422 only after auth.
+ */
+function decodeSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 /** Routes of spec section 4. Paths are matched exactly; the method decides between 404 and 405. */
 export async function routeApi(
   state: EmulatorState,
@@ -40,7 +52,7 @@ export async function routeApi(
   }
   const segments = path.split('/').filter(Boolean);
   if (segments[0] !== 'v1' || segments[1] !== 'webhooks' || segments.length > 4) return undefined;
-  const webhookId = segments[2] === undefined ? undefined : decodeURIComponent(segments[2]);
+  const webhookId = segments[2] === undefined ? undefined : decodeSegment(segments[2]);
   const sub = segments[3];
   if (sub !== undefined && sub !== 'deliveries' && sub !== 'test') return undefined;
 
@@ -64,6 +76,9 @@ export async function routeApi(
     return { status: 200, body: { object: 'list', data } satisfies ListOf<WebhookOut> };
   }
 
+  if (webhookId === null) {
+    throw validationError([{ field: 'webhook_id', message: 'is not valid percent-encoding' }]);
+  }
   checkWebhookId(webhookId);
   if (sub === undefined) {
     if (!state.webhooks.delete(webhookId, workspace.id)) throw notFound(webhookId);

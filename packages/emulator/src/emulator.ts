@@ -5,7 +5,7 @@ import { ApiError, isApiError } from './api-error.js';
 import { routeApi } from './api-routes.js';
 import { routeEmulator } from './emulator-routes.js';
 import type { SimulateSendOptions } from './events.js';
-import { sendJson } from './http-io.js';
+import { requestPath, sendJson } from './http-io.js';
 import { type EmulatorOptions, resolveOptions } from './options.js';
 import { type EmittedEvent, EmulatorState, type SimulatedSend } from './state.js';
 import type { WebhookDelivery, WebhookOut } from './types.js';
@@ -43,10 +43,13 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
   let baseUrl: string | undefined;
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://emulator').pathname;
     try {
-      const result = (await routeEmulator(state, req, path)) ?? (await routeApi(state, req, path));
-      if (!result) throw new ApiError(404, 'not_found', `No route for ${req.method} ${path}.`);
+      const path = requestPath(req);
+      const result =
+        path === undefined
+          ? undefined
+          : ((await routeEmulator(state, req, path)) ?? (await routeApi(state, req, path)));
+      if (!result) throw new ApiError(404, 'not_found', `No route for ${req.method} ${path ?? req.url}.`);
       sendJson(res, result.status, result.body);
     } catch (error) {
       if (!isApiError(error)) {

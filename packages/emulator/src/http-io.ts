@@ -21,6 +21,21 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The path of the request target, or undefined for a target that is no URL at all (`GET http://[`):
+ * the caller answers that 404 like an unknown path. It never throws: it runs before the router's error
+ * handling, where a throw once crashed the whole emulator. Origin-form targets are resolved against a fixed
+ * origin so `//host/x` stays a path instead of naming a host.
+ */
+export function requestPath(req: IncomingMessage): string | undefined {
+  const target = req.url ?? '/';
+  try {
+    return new URL(target.startsWith('/') ? `http://emulator${target}` : target).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /** An empty body reads as `undefined`; anything else must be a JSON object. */
 export async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
   const text = await readBody(req);

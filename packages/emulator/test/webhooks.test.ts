@@ -1,3 +1,4 @@
+import { createConnection } from 'node:net';
 import { closeAll, startEmulator } from './helpers.js';
 
 afterEach(closeAll);
@@ -164,6 +165,46 @@ describe('webhook routes', () => {
       const res = await call(method, path, { body: method === 'POST' ? valid : undefined });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
+  });
+
+  it('answers a bad percent-encoding in webhook_id (%E0) with 401 first, then 422, never 500', async () => {
+    const { call, token } = await startEmulator();
+    const routes = [
+      ['DELETE', '/v1/webhooks/%E0'],
+      ['GET', '/v1/webhooks/%E0/deliveries'],
+      ['POST', '/v1/webhooks/wh_%E0%A4/test'],
+    ] as const;
+    for (const [method, path] of routes) {
+      expect((await call(method, path)).status, `${method} ${path} without a token`).toBe(401);
+    }
+    const t = await token();
+    for (const [method, path] of routes) {
+      const res = await call(method, path, { token: t });
+      expect(res.status, `${method} ${path}`).toBe(422);
+      expect(res.body.error).toMatchObject({
+        code: 'validation_error',
+        details: [{ field: 'webhook_id', message: expect.any(String) }],
+      });
+    }
+  });
+
+  it('answers a request target that is no URL with 404 instead of crashing', async () => {
+    const { url, call } = await startEmulator();
+    const { port } = new URL(url);
+    const statusLine = await new Promise<string>((resolve, reject) => {
+      // fetch cannot send this request line; a raw socket can, and so can any client on the network.
+      const socket = createConnection(Number(port), '127.0.0.1', () =>
+        socket.write('GET http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      );
+      let data = '';
+      socket.on('data', (chunk) => {
+        data += chunk;
+      });
+      socket.on('close', () => resolve(data.split('\r\n')[0]!));
+      socket.on('error', reject);
+    });
+    expect(statusLine).toBe('HTTP/1.1 404 Not Found');
+    expect((await call('GET', '/_emulator/health')).status).toBe(200);
   });
 
   it('answers 405 with Allow for a wrong method and 404 for an unknown path', async () => {
