@@ -5,7 +5,10 @@ export interface ClientOptions {
   baseUrl: string;
   /** Default the global `fetch`. */
   fetch?: typeof fetch;
-  /** Refresh the token this long before it expires. Default 5 minutes. */
+  /**
+   * Refresh the token this long before it expires. Default 5 minutes. Must be below the spec's 48 h
+   * token lifetime; for a token the service issues shorter, at most half its lifetime is used.
+   */
   refreshMarginMs?: number;
   /** Retries after a 429, each waiting `Retry-After`. Default 2. */
   maxRetries?: number;
@@ -17,6 +20,19 @@ export interface ClientOptions {
   allowInsecureLoopback?: boolean;
   /** Epoch ms; for tests. Default `Date.now`. */
   now?: () => number;
+}
+
+/** Spec section 8: the token lifetime. A margin this long or longer would refresh on every call. */
+const TOKEN_LIFETIME_MS = 48 * 3_600_000;
+
+function checkRefreshMargin(value: number | undefined): number {
+  if (value === undefined) return 5 * 60_000;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= TOKEN_LIFETIME_MS) {
+    throw new TypeError(
+      `@sms-webhooks/client: refreshMarginMs must be a number of ms from 0 to below the 48 h token lifetime (${TOKEN_LIFETIME_MS}), got ${String(value)}.`,
+    );
+  }
+  return value;
 }
 
 export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'fetch'>> {
@@ -46,7 +62,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     apiKey: options.apiKey,
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,
-    refreshMarginMs: options.refreshMarginMs ?? 5 * 60_000,
+    refreshMarginMs: checkRefreshMargin(options.refreshMarginMs),
     maxRetries: options.maxRetries ?? 2,
     maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
     timeoutMs: options.timeoutMs ?? 30_000,

@@ -17,8 +17,11 @@ export interface Client {
 
 interface CachedToken {
   response: TokenResponse;
-  /** Local clock, so a skewed server clock cannot make us use an expired token. */
-  expiresAtMs: number;
+  /**
+   * When to exchange again: `refreshMarginMs` before expiry, the margin capped at half the lifetime.
+   * On the local clock from `expires_in`, so a skewed server clock cannot make us use an expired token.
+   */
+  refreshAtMs: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -110,11 +113,15 @@ export function createClient(options: ClientOptions): Client {
         code: 'invalid_response',
       });
     }
-    return { response, expiresAtMs: opts.now() + response.expires_in * 1000 };
+    const lifetimeMs = response.expires_in * 1000;
+    // A margin at or above the lifetime would make every call exchange the key again; the options
+    // check it against the spec's 48 h, and this cap also covers a service issuing shorter tokens.
+    const marginMs = Math.min(opts.refreshMarginMs, lifetimeMs / 2);
+    return { response, refreshAtMs: opts.now() + lifetimeMs - marginMs };
   }
 
   async function token(): Promise<CachedToken> {
-    if (cached && opts.now() < cached.expiresAtMs - opts.refreshMarginMs) return cached;
+    if (cached && opts.now() < cached.refreshAtMs) return cached;
     // Concurrent callers share one exchange.
     exchanging ??= exchange().finally(() => {
       exchanging = undefined;

@@ -96,6 +96,45 @@ describe('createClient against the emulator', () => {
     expect(seen.some((s) => s.status === 401)).toBe(false);
   });
 
+  it('caps the refresh margin at half the token lifetime, so a long margin cannot exchange on every call', async () => {
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const clock = () => now;
+    const { client, emulator } = await setup({ now: clock }, { now: clock, refreshMarginMs: 47 * HOUR });
+    await client.listWebhooks();
+    now += 23 * HOUR; // inside the 47 h margin, but the cap (24 h) keeps the token
+    await client.listWebhooks();
+    await client.listWebhooks();
+    expect(emulator.tokensIssued).toBe(1);
+    now += 2 * HOUR; // 25 h in: past half the lifetime
+    await client.listWebhooks();
+    expect(emulator.tokensIssued).toBe(2);
+  });
+
+  it('applies the cap to a shorter token than the spec promises (60 s with the default 5 min margin)', async () => {
+    let now = 0;
+    let exchanges = 0;
+    const shortTokens: typeof fetch = async (input) => {
+      if (String(input).endsWith('/v1/auth/token')) {
+        exchanges += 1;
+        return Response.json({ access_token: `tok_${exchanges}`, expires_in: 60, token_type: 'bearer' });
+      }
+      return Response.json({ object: 'list', data: [] });
+    };
+    const client = createClient({
+      apiKey: 'sk_test_x',
+      baseUrl: 'http://127.0.0.1:1',
+      fetch: shortTokens,
+      now: () => now,
+    });
+    await client.listWebhooks();
+    now += 10_000;
+    await client.listWebhooks();
+    expect(exchanges).toBe(1);
+    now += 21_000; // 31 s in: past half of 60 s
+    await client.listWebhooks();
+    expect(exchanges).toBe(2);
+  });
+
   it('on a 401 exchanges the key again once and retries the request', async () => {
     let serverNow = Date.parse('2030-01-01T00:00:00Z');
     const { client, seen, emulator } = await setup({ now: () => serverNow });
@@ -215,5 +254,15 @@ describe('createClient against the emulator', () => {
     expect(() => createClient({ apiKey: '', baseUrl: 'http://x' })).toThrow(/apiKey is required/);
     expect(() => createClient({ apiKey: ' sk_test_x', baseUrl: 'http://x' })).toThrow(/whitespace/);
     expect(() => createClient({ apiKey: 'sk_test_x', baseUrl: 'not a url' })).toThrow(/baseUrl/);
+    for (const refreshMarginMs of [48 * HOUR, 100 * HOUR, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => createClient({ apiKey: 'sk_test_x', baseUrl: 'http://x', refreshMarginMs })).toThrow(
+        new TypeError(
+          `@sms-webhooks/client: refreshMarginMs must be a number of ms from 0 to below the 48 h token lifetime (172800000), got ${refreshMarginMs}.`,
+        ),
+      );
+    }
+    expect(() =>
+      createClient({ apiKey: 'sk_test_x', baseUrl: 'http://x', refreshMarginMs: 0 }),
+    ).not.toThrow();
   });
 });
