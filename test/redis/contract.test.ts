@@ -2,6 +2,7 @@ import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { RedisStore } from '@sms-webhooks/redis';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { CLIENT_KINDS, type Connected, connect } from './clients.js';
+import { runPrefix } from './harness.js';
 
 let server: RedisServer;
 const open: Connected[] = [];
@@ -23,14 +24,15 @@ async function connected(kind: (typeof CLIENT_KINDS)[number]): Promise<Connected
   return c;
 }
 
-// One prefix per client: the contract reuses a fixed long key, and stores sharing a prefix share records.
+// One prefix per client and per run: the contract reuses a fixed long key (kept an hour), and stores
+// sharing a prefix share records, so a fixed prefix fails the next run against the same REDIS_URL.
 for (const kind of CLIENT_KINDS) {
-  const prefix = `contract-${kind.replace(/\W+/g, '-')}:`;
+  const prefix = runPrefix(`contract-${kind.replace(/\W+/g, '-')}`);
   runDedupeStoreContract(`RedisStore (${kind})`, async () => (await connected(kind)).store({ prefix }));
 }
 
 // The raw sendCommand form, as the README shows it for ioredis.
 runDedupeStoreContract('RedisStore (sendCommand)', async () => {
   const c = await connected('ioredis');
-  return new RedisStore({ sendCommand: (...args) => c.command(...args), prefix: 'contract-raw:' });
+  return new RedisStore({ sendCommand: (...args) => c.command(...args), prefix: runPrefix('contract-raw') });
 });

@@ -1,4 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger, Receiver } from '@sms-webhooks/core';
+
+/**
+ * A key prefix no earlier run used. Tests may share one server through REDIS_URL, and records outlive a
+ * run (the contract keeps keys an hour), so a fixed prefix makes the second run find the first's keys.
+ */
+export const runPrefix = (name: string) => `${name}-${randomBytes(6).toString('hex')}:`;
 
 export const secret = 'whsec_redis0123456789abcdef0123456789ab';
 

@@ -1,15 +1,26 @@
 import { createReceiver, MemoryStore } from '@sms-webhooks/core';
-import { RedisStore } from '@sms-webhooks/redis';
-import { captureLogger, secret } from './harness.js';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type Connected, connect } from './clients.js';
+import { captureLogger, runPrefix, secret } from './harness.js';
+
+let server: RedisServer;
+let redis: Connected;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  redis = await connect('ioredis', server.url);
+});
+
+afterAll(async () => {
+  await redis?.close();
+  await server?.stop();
+});
 
 describe('start-up warning in production', () => {
   const saved = process.env.NODE_ENV;
   afterEach(() => {
     process.env.NODE_ENV = saved;
   });
-
-  // No command is sent at construction, so no server is needed to check the start-up check.
-  const redisStore = () => new RedisStore({ sendCommand: async () => 'claimed' });
 
   it('warns about a per-process MemoryStore with NODE_ENV=production and points at RedisStore', () => {
     process.env.NODE_ENV = 'production';
@@ -20,12 +31,14 @@ describe('start-up warning in production', () => {
     for (const line of logger.lines) expect(line).toMatch(/^warn .*RedisStore from @sms-webhooks\/redis/);
   });
 
-  it('stays quiet with a RedisStore in production, and with a MemoryStore outside production', () => {
+  it('stays quiet with a RedisStore in production, and with a MemoryStore outside production', async () => {
     const logger = captureLogger();
     process.env.NODE_ENV = 'production';
-    createReceiver({ secret, store: redisStore(), logger });
+    const store = redis.store({ prefix: runPrefix('prod') });
+    createReceiver({ secret, store, logger });
     process.env.NODE_ENV = 'development';
     createReceiver({ secret, store: new MemoryStore(), logger });
     expect(logger.lines).toEqual([]);
+    expect(await store.claim('evt_prod_check', 't', 1000)).toBe('claimed'); // the store is a live one
   });
 });
