@@ -28,8 +28,9 @@ export interface StartRedisServerOptions {
   startTimeoutMs?: number;
 }
 
+// 7.0+: the helper passes --enable-debug-command and the cluster test uses CLUSTER ADDSLOTSRANGE.
 const INSTALL_HINT =
-  'Install one (Debian/Ubuntu: `apt-get install redis-server`, macOS: `brew install redis`) ' +
+  'Install Redis 7.0 or newer (Debian/Ubuntu: `apt-get install redis-server`, macOS: `brew install redis`) ' +
   'or set REDIS_URL=redis://host:port to use a running server, or REDIS_SERVER_BIN=/path/to/redis-server.';
 
 const running = new Set<ChildProcess>();
@@ -166,7 +167,10 @@ export async function startRedisServer(options: StartRedisServerOptions = {}): P
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null || proc.signalCode !== null) {
-        throw new Error(`redis-server exited during start-up on port ${p}:\n${output.slice(-2000)}`);
+        // An older redis-server refuses --enable-debug-command here: say which version the tests need.
+        throw new Error(
+          `redis-server exited during start-up on port ${p} (the tests need Redis 7.0+):\n${output.slice(-2000)}`,
+        );
       }
       if (await ping(host, p, 250)) return;
       await new Promise((r) => setTimeout(r, 25));

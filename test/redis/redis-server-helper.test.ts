@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ping, startRedisServer } from '../helpers/redis-server.js';
 
 describe('test helper: startRedisServer', () => {
@@ -25,6 +28,23 @@ describe('test helper: startRedisServer', () => {
     } finally {
       if (saved.bin === undefined) delete process.env.REDIS_SERVER_BIN;
       else process.env.REDIS_SERVER_BIN = saved.bin;
+    }
+  });
+
+  it('fails with an install hint naming 7.0+ when PATH has no redis-server', async () => {
+    const saved = { bin: process.env.REDIS_SERVER_BIN, path: process.env.PATH };
+    // An empty directory as the whole PATH: what a machine without Redis looks like to the helper.
+    const empty = mkdtempSync(join(tmpdir(), 'sms-webhooks-no-redis-'));
+    delete process.env.REDIS_SERVER_BIN;
+    process.env.PATH = empty;
+    try {
+      await expect(startRedisServer({ local: true })).rejects.toThrow(
+        /No redis-server binary found on PATH.*Redis 7\.0 or newer.*apt-get install redis-server/,
+      );
+    } finally {
+      process.env.PATH = saved.path;
+      if (saved.bin !== undefined) process.env.REDIS_SERVER_BIN = saved.bin;
+      rmSync(empty, { recursive: true, force: true });
     }
   });
 
