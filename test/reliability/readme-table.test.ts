@@ -2,10 +2,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BAD_INPUTS } from './helpers/bad-input-cases.js';
 
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+
+/** The `## Reliability` section: from its heading to the next level-2 heading or the end of the file. */
+function reliabilitySection(markdown: string): string {
+  const start = markdown.indexOf('\n## Reliability\n');
+  if (start < 0) return '';
+  const end = markdown.indexOf('\n## ', start + 1);
+  return markdown.slice(start + 1, end < 0 ? undefined : end).trim();
+}
+
 describe('README bad-input table', () => {
   it('has one row for every bad-input test, in order, and no row without one', () => {
-    const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
-    const lines = readme.split('\n');
+    const lines = read('./README.md').split('\n');
     const header = lines.findIndex((l) => /^\|\s*input\s*\|\s*answer\s*\|$/.test(l));
     expect(header).toBeGreaterThan(0);
     const rows: string[] = [];
@@ -14,5 +23,16 @@ describe('README bad-input table', () => {
       rows.push(line.split('|')[1]!.trim());
     }
     expect(rows).toEqual(BAD_INPUTS.map((c) => c.name));
+  });
+});
+
+// Issue 7 wants the figures in the top-level README; they are written here, next to the tests, and
+// copied there. This keeps the copy from drifting: change both, or the suite fails.
+describe('top-level README Reliability section', () => {
+  it('is the same text as the section in test/reliability/README.md', () => {
+    const here = reliabilitySection(read('./README.md'));
+    expect(here).toMatch(/^## Reliability\n/);
+    expect(here).toContain('| input ');
+    expect(reliabilitySection(read('../../README.md'))).toBe(here);
   });
 });
