@@ -53,6 +53,11 @@ export interface Receiver {
   ): Receiver;
   /** Called with every handler failure; a hook that throws is logged, never rethrown. */
   onError(handler: ErrorHandler): Receiver;
+  /**
+   * Hands a failure that happened outside `handle` (a queue worker's exhausted job) to the `onError`
+   * hooks, through the same path as the receiver's own: hooks are contained, and with none it is logged.
+   */
+  reportError(error: WebhookHandlerError): void;
   /** The whole flow for one delivery: verify, parse, route, claim, respond, finish. Never rejects for bad input. */
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse>;
   /**
@@ -168,7 +173,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   }
 
   async function handle(delivery: IncomingDelivery): Promise<ReceiverResponse> {
-    const { rawBody, headers } = delivery;
+    const { rawBody } = delivery;
+    // Missing headers are a bad request (400 signature_missing), not a crash in the adapter.
+    const headers: HeaderSource = delivery.headers ?? {};
     if (!isRawBody(rawBody)) {
       logger.error(RAW_BODY_HINT);
       return RAW_BODY_UNAVAILABLE;
@@ -305,6 +312,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       errorHandlers.push(handler);
       return receiver;
     },
+    reportError,
     handle,
     async runHandlers(event, ctx) {
       const error = await runHandlers(registry.for(event.type), event, {

@@ -283,6 +283,18 @@ describe('receiver.handle', () => {
     expect(h).not.toHaveBeenCalled();
   });
 
+  it.each([undefined, null])(
+    'answers headers: %s with 400 signature_missing instead of rejecting',
+    async (headers) => {
+      const r = createReceiver({ secret, respond: 'after-handlers', logger: quiet() });
+      const handler = vi.fn();
+      r.on('message.delivered', handler);
+      const res = await r.handle({ rawBody: deliver().body, headers: headers as never });
+      expect([res.status, json(res).error.code]).toEqual([400, 'signature_missing']);
+      expect(handler).not.toHaveBeenCalled();
+    },
+  );
+
   it.each([
     [
       'missing',
