@@ -33,6 +33,11 @@ function run(
 ) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
+  // Without this a missing binary is an unhandled 'error' event: a crash with a bare ENOENT stack.
+  child.once('error', (error: NodeJS.ErrnoException) => {
+    console.error(`[${name}] ${error.code === 'ENOENT' ? notFound(command) : error.message}`);
+    void stopAll(1);
+  });
   const print = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {
       console.log(`[${name}] ${line}`);
@@ -42,6 +47,14 @@ function run(
   child.stdout?.on('data', print);
   child.stderr?.on('data', print);
   return child;
+}
+
+function notFound(command: string): string {
+  if (command !== 'redis-server') return `${command} not found on PATH.`;
+  return (
+    'redis-server not found on PATH. Install Redis (Debian/Ubuntu: `apt-get install redis-server`, ' +
+    'macOS: `brew install redis`), or set REDIS_URL=redis://host:port to use one that is running.'
+  );
 }
 
 async function waitForPing(url: string, timeoutMs = 10_000): Promise<void> {
@@ -57,9 +70,15 @@ async function waitForPing(url: string, timeoutMs = 10_000): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
+let stopping = false;
+
 async function stopAll(code: number): Promise<never> {
+  // A failed spawn and main()'s own failure can both land here; the first one exits, the rest wait.
+  if (stopping) return new Promise<never>(() => {});
+  stopping = true;
   for (const child of children.reverse()) {
-    if (child.exitCode !== null) continue;
+    // pid undefined: the spawn itself failed, there is no process to wait for.
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) continue;
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
   }
