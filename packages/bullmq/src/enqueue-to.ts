@@ -1,6 +1,7 @@
 import type { Dispatch } from '@sms-webhooks/core';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
+import { jobIdFor } from './job-id.js';
 
 export interface EnqueueOptions {
   /** Runs per event before it lands in the failed set. Default 8. */
@@ -13,7 +14,7 @@ export interface EnqueueOptions {
   removeOnComplete?: boolean | number | KeepJobs;
   /** Failed (exhausted) jobs are kept for inspection and `job.retry()`. Default false: kept. */
   removeOnFail?: boolean | number | KeepJobs;
-  /** Any other BullMQ job option (priority, lifo …). `jobId` is always the event id. */
+  /** Any other BullMQ job option (priority, lifo …). `jobId` is always `jobIdFor(event.id)`. */
   jobOptions?: Omit<JobsOptions, 'jobId'>;
 }
 
@@ -38,7 +39,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * A receiver `dispatch` that adds each verified event to a BullMQ queue, with the event id as job id:
+ * A receiver `dispatch` that adds each verified event to a BullMQ queue, job id `jobIdFor(event.id)`:
  * `createReceiver({ secret, store, dispatch: enqueueTo(queue) })`. The receiver answers 200 only once
  * Redis has the job, and 503 (the service retries) when the add fails or times out.
  */
@@ -59,7 +60,7 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
   return async (dispatched) => {
     const data: WebhookJobData = toJobData(dispatched);
     // Same id, same job: BullMQ ignores an add whose id it already holds, in any state.
-    const add = queue.add(dispatched.event.type, data, { ...base, jobId: dispatched.event.id });
+    const add = queue.add(dispatched.event.type, data, { ...base, jobId: jobIdFor(dispatched.event.id) });
     await withTimeout(add, timeoutMs, `Adding ${dispatched.event.id} to the queue`);
   };
 }
