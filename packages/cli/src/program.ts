@@ -7,14 +7,25 @@ import type { CliIo } from './io.js';
 
 export const VERSION = '0.1.0';
 
-export function createProgram(io: CliIo): Command {
+export interface ProgramOptions {
+  /** `--json` was given: commander prints nothing on stderr, `run` prints the error as JSON instead. */
+  json?: boolean;
+}
+
+export function createProgram(io: CliIo, options: ProgramOptions = {}): Command {
+  const json = options.json ?? false;
   const program = new Command('sms-webhooks')
     .description('Sign, send and receive the SMS service webhooks locally.')
     .version(VERSION)
     // Set before adding commands: subcommands inherit both, so no command ever calls process.exit.
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.stdout(s), writeErr: (s) => io.stderr(s) })
-    .showHelpAfterError('(add --help for usage)');
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      // In JSON mode stderr must hold only the JSON error, not commander's text or a usage dump.
+      writeErr: (s) => (json ? undefined : io.stderr(s)),
+      outputError: (s, write) => (json ? undefined : write(s)),
+    })
+    .showHelpAfterError(json ? false : '(add --help for usage)');
   registerEmulator(program, io);
   registerSign(program, io);
   registerSend(program, io);

@@ -1,24 +1,22 @@
-import { CommanderError } from 'commander';
-import { CliError } from './cli-error.js';
+import { describeError, wantsJson } from './error-output.js';
 import { type CliIo, processIo } from './io.js';
 import { createProgram } from './program.js';
 
-/** Runs `sms-webhooks` with these arguments (without `node` and the script) and resolves the exit code. */
+/**
+ * Runs `sms-webhooks` with these arguments (without `node` and the script) and resolves the exit code:
+ * 0 success, 1 an error, 2 a usage mistake. With `--json`, an error is one JSON line on stderr.
+ */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const program = createProgram(io);
+  const json = wantsJson(argv);
+  const program = createProgram(io, { json });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // Help and version exit 0; usage mistakes were already printed by commander.
-      return error.exitCode === 0 ? 0 : 2;
-    }
-    if (error instanceof CliError) {
-      io.stderr(`error: ${error.message}\n`);
-      return error.exitCode;
-    }
-    io.stderr(`error: ${(error as Error)?.message ?? String(error)}\n`);
-    return 1;
+    const report = describeError(error);
+    if (!report) return 0;
+    if (json) io.stderr(`${JSON.stringify({ error: report.json })}\n`);
+    else if (report.text !== undefined) io.stderr(`error: ${report.text}\n`);
+    return report.exitCode;
   }
 }

@@ -81,7 +81,9 @@ export function registerEmulator(program: Command, io: CliIo): void {
       try {
         url = await emulator.listen();
       } catch (error) {
-        throw new CliError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+        throw new CliError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`, {
+          code: 'listen_failed',
+        });
       }
       if (options.json) {
         io.stdout(`${JSON.stringify({ url })}\n`);

@@ -5,7 +5,9 @@ import type { CliIo } from '../io.js';
 export function resolveSecret(io: CliIo, flag: string | undefined): string {
   const secret = flag ?? io.env.SMS_WEBHOOK_SECRET;
   if (secret === undefined || secret.trim() === '') {
-    throw new CliError('a webhook secret is required: pass --secret whsec_… or set SMS_WEBHOOK_SECRET.');
+    throw new CliError('a webhook secret is required: pass --secret whsec_… or set SMS_WEBHOOK_SECRET.', {
+      code: 'secret_missing',
+    });
   }
   return secret;
 }

@@ -69,14 +69,20 @@ export function registerSend(program: Command, io: CliIo): void {
             : cause?.code
               ? `${cause.code} ${cause.message ?? ''}`.trim()
               : (cause?.message ?? (error as Error).message);
-        throw new CliError(`could not deliver to ${url.href}: ${reason}`);
+        throw new CliError(`could not deliver to ${url.href}: ${reason}`, { code: 'delivery_failed' });
       }
       const body = await res.text();
       const result = { event_id: delivery.event.id, type, status: res.status, body };
       print(io, options, result, () => `${type} ${delivery.event.id} → ${url.href}: ${res.status} ${body}`);
       if (res.status < 200 || res.status >= 300) {
         // The service would retry this delivery.
-        throw new CliError(`the app answered ${res.status}, not 2xx: the service would retry this delivery.`);
+        throw new CliError(
+          `the app answered ${res.status}, not 2xx: the service would retry this delivery.`,
+          {
+            code: 'delivery_not_acknowledged',
+            status: res.status,
+          },
+        );
       }
     });
 }

@@ -22,7 +22,7 @@ async function payloadOf(io: CliIo, payload: string | undefined, file: string | 
     try {
       return await io.readFile(file);
     } catch (error) {
-      throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+      throw new CliError(`cannot read ${file}: ${(error as Error).message}`, { code: 'file_unreadable' });
     }
   }
   if (!io.readStdin) throw new CliError('give a payload argument or --file.');

@@ -1,4 +1,4 @@
-import { type Client, createClient, isServiceApiError, type WebhookEventType } from '@sms-webhooks/client';
+import { type Client, createClient, type WebhookEventType } from '@sms-webhooks/client';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
@@ -14,11 +14,16 @@ const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
 
 function clientFor(io: CliIo, options: ApiOptions): Client {
   const apiKey = io.env.SMS_API_KEY;
-  if (!apiKey) throw new CliError('set SMS_API_KEY to your API key (sk_test_… for the emulator).');
+  if (!apiKey) {
+    throw new CliError('set SMS_API_KEY to your API key (sk_test_… for the emulator).', {
+      code: 'api_key_missing',
+    });
+  }
   const baseUrl = options.baseUrl ?? io.env.SMS_API_BASE_URL;
   if (!baseUrl) {
     throw new CliError(
       'no service address: pass --base-url or set SMS_API_BASE_URL (the emulator prints it).',
+      { code: 'base_url_missing' },
     );
   }
   let host: string;
@@ -29,20 +34,6 @@ function clientFor(io: CliIo, options: ApiOptions): Client {
   }
   // Against a local emulator, local plain-HTTP apps are fine to register.
   return createClient({ apiKey, baseUrl, allowInsecureLoopback: LOOPBACK.test(host) });
-}
-
-/** Service errors become one clear line with the status and code. */
-function wrap<A extends unknown[]>(action: (...args: A) => Promise<void>) {
-  return async (...args: A) => {
-    try {
-      await action(...args);
-    } catch (error) {
-      if (!isServiceApiError(error)) throw error;
-      const details = error.details?.map((d) => `\n  ${d.field}: ${d.message}`).join('') ?? '';
-      const status = error.status === 0 ? error.code : `${error.status} ${error.code}`;
-      throw new CliError(`${status}: ${error.message}${details}`);
-    }
-  };
 }
 
 export function registerWebhooks(program: Command, io: CliIo): void {
@@ -65,25 +56,23 @@ export function registerWebhooks(program: Command, io: CliIo): void {
     .requiredOption('--events <types>', 'comma-separated event types', eventTypeList)
     .option('--description <text>', 'at most 200 characters')
     .action(
-      wrap(
-        async (options: ApiOptions & { url: string; events: WebhookEventType[]; description?: string }) => {
-          const webhook = await clientFor(io, options).createWebhook({
-            url: options.url,
-            events: options.events,
-            description: options.description,
-          });
-          print(io, options, webhook, () => [
-            `Created ${webhook.id} → ${webhook.url}`,
-            `  events: ${webhook.events.join(', ')}`,
-            `  secret: ${webhook.secret}`,
-            '  (the secret is shown only now: store it where your app reads it, e.g. SMS_WEBHOOK_SECRET)',
-          ]);
-        },
-      ),
+      async (options: ApiOptions & { url: string; events: WebhookEventType[]; description?: string }) => {
+        const webhook = await clientFor(io, options).createWebhook({
+          url: options.url,
+          events: options.events,
+          description: options.description,
+        });
+        print(io, options, webhook, () => [
+          `Created ${webhook.id} → ${webhook.url}`,
+          `  events: ${webhook.events.join(', ')}`,
+          `  secret: ${webhook.secret}`,
+          '  (the secret is shown only now: store it where your app reads it, e.g. SMS_WEBHOOK_SECRET)',
+        ]);
+      },
     );
 
   withApi(webhooks.command('list').description('List the webhooks of this workspace.')).action(
-    wrap(async (options: ApiOptions) => {
+    async (options: ApiOptions) => {
       const list = await clientFor(io, options).listWebhooks();
       print(io, options, list, () =>
         list.data.length === 0
@@ -93,46 +82,40 @@ export function registerWebhooks(program: Command, io: CliIo): void {
                 `${w.id}  ${w.url}  [${w.events.join(', ')}]${w.description ? `  ${w.description}` : ''}`,
             ),
       );
-    }),
+    },
   );
 
   withApi(
     webhooks.command('delete').description('Delete a webhook.').argument('<webhook_id>', 'wh_…'),
-  ).action(
-    wrap(async (id: string, options: ApiOptions) => {
-      await clientFor(io, options).deleteWebhook(id);
-      print(io, options, { id, deleted: true }, () => `Deleted ${id}.`);
-    }),
-  );
+  ).action(async (id: string, options: ApiOptions) => {
+    await clientFor(io, options).deleteWebhook(id);
+    print(io, options, { id, deleted: true }, () => `Deleted ${id}.`);
+  });
 
   withApi(
     webhooks
       .command('deliveries')
       .description('Recent deliveries of a webhook.')
       .argument('<webhook_id>', 'wh_…'),
-  ).action(
-    wrap(async (id: string, options: ApiOptions) => {
-      const list = await clientFor(io, options).listDeliveries(id);
-      print(io, options, list, () =>
-        list.data.length === 0
-          ? 'No deliveries.'
-          : list.data.map(
-              (d) =>
-                `${d.id}  ${d.event_type.padEnd(17)} ${d.event_id}  ${d.status.padEnd(9)} attempts=${d.attempts} last=${d.last_status_code ?? '-'}${d.next_attempt_at ? ` next=${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`,
-            ),
-      );
-    }),
-  );
+  ).action(async (id: string, options: ApiOptions) => {
+    const list = await clientFor(io, options).listDeliveries(id);
+    print(io, options, list, () =>
+      list.data.length === 0
+        ? 'No deliveries.'
+        : list.data.map(
+            (d) =>
+              `${d.id}  ${d.event_type.padEnd(17)} ${d.event_id}  ${d.status.padEnd(9)} attempts=${d.attempts} last=${d.last_status_code ?? '-'}${d.next_attempt_at ? ` next=${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`,
+          ),
+    );
+  });
 
   withApi(
     webhooks
       .command('test')
       .description('Send one webhook.test event to a webhook.')
       .argument('<webhook_id>', 'wh_…'),
-  ).action(
-    wrap(async (id: string, options: ApiOptions) => {
-      const result = await clientFor(io, options).testWebhook(id);
-      print(io, options, result ?? { accepted: true }, () => `Test event queued for ${id}.`);
-    }),
-  );
+  ).action(async (id: string, options: ApiOptions) => {
+    const result = await clientFor(io, options).testWebhook(id);
+    print(io, options, result ?? { accepted: true }, () => `Test event queued for ${id}.`);
+  });
 }
