@@ -10,7 +10,11 @@ if (!secret) {
   );
 }
 
-const { app, receiver } = await createApp({ secret });
+// EXAMPLE_SLOW_HANDLER_MS: handlers wait this long, to watch a graceful shutdown finish them.
+const { app, receiver } = await createApp({
+  secret,
+  slowHandlerMs: Number(process.env.EXAMPLE_SLOW_HANDLER_MS ?? 0),
+});
 await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '0.0.0.0' });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : process.env.PORT;

@@ -11,7 +11,11 @@ if (!secret) {
   );
 }
 
-const { server, receiver } = createApp({ secret });
+// EXAMPLE_SLOW_HANDLER_MS: handlers wait this long, to watch a graceful shutdown finish them.
+const { server, receiver } = createApp({
+  secret,
+  slowHandlerMs: Number(process.env.EXAMPLE_SLOW_HANDLER_MS ?? 0),
+});
 server.listen(Number(process.env.PORT ?? 3002), () => {
   const { port } = server.address() as AddressInfo;
   console.log(`example-koa listening on http://localhost:${port}/webhooks`);
@@ -22,8 +26,11 @@ async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
   console.log(`${signal}: closing the server and finishing in-flight handlers`);
-  server.close();
+  // Stop accepting and let requests being answered finish first: receiver.close() shuts the store down,
+  // and a request still in flight after that would find it closed.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  await closed;
   const { unfinished } = await receiver.close(10_000);
   console.log(unfinished.length === 0 ? 'drained, bye' : `gave up on ${unfinished.join(', ')}`);
   process.exit(unfinished.length === 0 ? 0 : 1);
