@@ -104,7 +104,9 @@ for (const [name, Koa] of majors) {
           expect(res).toMatchObject({ status: 500, json: { error: { code: 'raw_body_unavailable' } } });
         }
         expect(handler).not.toHaveBeenCalled();
-        expect(logger.lines.filter((l) => l.includes('already parsed'))).toHaveLength(1);
+        const hints = logger.lines.filter((l) => l.includes('already parsed'));
+        expect(hints).toHaveLength(1);
+        expect(hints[0]).toMatch(/before the body parser, or use @koa\/bodyparser/);
       } finally {
         await server.close();
       }

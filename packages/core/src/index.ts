@@ -33,10 +33,18 @@ export {
   readHeader,
 } from './headers.js';
 export type { DrainResult } from './in-flight.js';
+export { lingerOnClose } from './linger-close.js';
 export type { Logger } from './logger.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export { checkEventHeaders, parseEvent } from './parse-event.js';
 export { isRawBody, type RawBody, rawBodyByteLength } from './raw-body.js';
+export {
+  type BodyStream,
+  type RequestBodyLimits,
+  type RequestBodyResult,
+  readRequestBody,
+  requestBodyConsumed,
+} from './read-request-body.js';
 export { createReceiver, type ErrorHandler, type IncomingDelivery, type Receiver } from './receiver.js';
 export type { ReceiverOptions, RespondMode, StoreErrorMode } from './receiver-options.js';
 export {
@@ -46,6 +54,7 @@ export {
   RAW_BODY_HINT,
   RAW_BODY_UNAVAILABLE,
   type ReceiverResponse,
+  rawBodyHint,
 } from './responses.js';
 export { computeSignature, type SignOptions, signPayload } from './sign-payload.js';
 export { MAX_SIGNATURE_HEADER_LENGTH, MAX_SIGNATURES, parseSignatureHeader } from './signature-header.js';

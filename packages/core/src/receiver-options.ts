@@ -30,6 +30,8 @@ export interface ReceiverOptions {
   headerPrefix?: string;
   /** Largest body accepted; adapters stop reading past it and answer 413. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** How long the Node adapters wait for the whole body before answering 408. Default 10 s. */
+  bodyTimeoutMs?: number;
   /** Default `console`. Never given a secret or a full signature. */
   logger?: Logger;
   /** Hand verified, claimed events elsewhere (a durable queue) instead of running handlers here. */
@@ -46,6 +48,7 @@ export interface ResolvedOptions {
   onStoreError: StoreErrorMode;
   names: HeaderNames;
   maxBodyBytes: number;
+  bodyTimeoutMs: number;
   logger: Logger;
   dispatch: Dispatch | undefined;
 }
@@ -60,6 +63,7 @@ const KNOWN_OPTIONS = new Set([
   'onStoreError',
   'headerPrefix',
   'maxBodyBytes',
+  'bodyTimeoutMs',
   'logger',
   'dispatch',
 ]);
@@ -156,6 +160,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     onStoreError: oneOf('onStoreError', options.onStoreError, ['reject', 'process'] as const),
     names: headerNames(prefix),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 1024 * 1024, true),
+    bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, 10_000, true),
     logger,
     dispatch: options.dispatch,
   };

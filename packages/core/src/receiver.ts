@@ -42,7 +42,10 @@ export type ErrorHandler = (error: WebhookHandlerError) => unknown;
 export interface Receiver {
   /** Resolved settings adapters need (body limit) and tools may show. */
   readonly options: Readonly<
-    Pick<ResolvedOptions, 'maxBodyBytes' | 'respond' | 'names' | 'logger' | 'store' | 'retainMs' | 'leaseMs'>
+    Pick<
+      ResolvedOptions,
+      'maxBodyBytes' | 'bodyTimeoutMs' | 'respond' | 'names' | 'logger' | 'store' | 'retainMs' | 'leaseMs'
+    >
   >;
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
   /** Runs for every verified event, including types this version does not know yet. */
@@ -83,7 +86,7 @@ function describe(error: unknown): string {
 
 export function createReceiver(options: ReceiverOptions): Receiver {
   const opts = resolveOptions(options);
-  const { store, logger, names, leaseMs, retainMs, maxBodyBytes } = opts;
+  const { store, logger, names, leaseMs, retainMs, maxBodyBytes, bodyTimeoutMs } = opts;
   const verify = createVerifier(opts.keys, opts.tolerance, names);
   const registry = new HandlerRegistry();
   const errorHandlers: ErrorHandler[] = [];
@@ -289,7 +292,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   }
 
   const receiver: Receiver = {
-    options: { maxBodyBytes, respond: opts.respond, names, logger, store, retainMs, leaseMs },
+    options: { maxBodyBytes, bodyTimeoutMs, respond: opts.respond, names, logger, store, retainMs, leaseMs },
     on(type, handler) {
       if (typeof handler !== 'function')
         throw new TypeError('sms-webhooks: on(type, handler) needs a function.');

@@ -30,9 +30,14 @@ export function errorResponse(
   };
 }
 
-export const RAW_BODY_HINT =
-  'sms-webhooks: the request body was already parsed by another body parser, so its signature cannot be checked. ' +
-  'Mount the webhook route before express.json()/bodyParser (or exclude its path from them), or give it express.raw().';
+/** The one line logged when the raw body is gone; `howToFix` is the framework's own remedy. */
+export function rawBodyHint(howToFix: string): string {
+  return `sms-webhooks: the request body was already parsed by another body parser, so its signature cannot be checked. ${howToFix}`;
+}
+
+export const RAW_BODY_HINT = rawBodyHint(
+  'Hand receiver.handle() the body exactly as received (a Buffer, Uint8Array or string), not a parsed object.',
+);
 
 export const RAW_BODY_UNAVAILABLE = errorResponse(
   500,

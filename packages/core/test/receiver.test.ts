@@ -370,7 +370,7 @@ describe('receiver.handle', () => {
     const res = await r.handle({ rawBody: JSON.parse(d.body), headers: d.headers });
     expect(res.status).toBe(500);
     expect(json(res).error.code).toBe('raw_body_unavailable');
-    expect(logger.text()).toMatch(/before express\.json\(\)/);
+    expect(logger.text()).toMatch(/exactly as received/);
   });
 
   it('answers 413 payload_too_large for a body over maxBodyBytes', async () => {

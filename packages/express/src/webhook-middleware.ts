@@ -1,21 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   METHOD_NOT_ALLOWED,
-  payloadTooLarge,
-  RAW_BODY_HINT,
   RAW_BODY_UNAVAILABLE,
   type Receiver,
   type ReceiverResponse,
+  rawBodyHint,
+  readRequestBody,
+  requestBodyConsumed,
 } from '@sms-webhooks/core';
-import { bodyConsumed, readRequestBody } from './read-request-body.js';
+
+const HINT = rawBodyHint(
+  "Mount the webhook route before express.json() (or exclude its path from it), or give it express.raw({ type: '*/*' }).",
+);
 
 /** What the middleware reads from Express's request: Node's message plus what body parsers leave on it. */
 export type WebhookRequest = IncomingMessage & { body?: unknown; _body?: unknown };
 export type WebhookNext = (error?: unknown) => void;
 export type WebhookRequestHandler = (req: WebhookRequest, res: ServerResponse, next: WebhookNext) => void;
 
-function write(res: ServerResponse, response: ReceiverResponse, extra?: Record<string, string>): void {
-  res.writeHead(response.status, extra ? { ...response.headers, ...extra } : response.headers);
+function write(res: ServerResponse, response: ReceiverResponse): void {
+  res.writeHead(response.status, response.headers);
   res.end(response.body);
 }
 
@@ -30,7 +34,6 @@ export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
       '@sms-webhooks/express: webhookMiddleware(receiver) needs a receiver from createReceiver().',
     );
   }
-  const limit = receiver.options.maxBodyBytes;
   let hinted = false;
 
   async function run(req: WebhookRequest, res: ServerResponse): Promise<void> {
@@ -39,17 +42,16 @@ export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
     let rawBody: Buffer | string;
     if (Buffer.isBuffer(req.body) || typeof req.body === 'string') {
       rawBody = req.body; // express.raw() / express.text() kept the bytes; core checks the limit again
-    } else if (bodyConsumed(req)) {
+    } else if (requestBodyConsumed(req)) {
       if (!hinted) {
         hinted = true;
-        receiver.options.logger.error(RAW_BODY_HINT);
+        receiver.options.logger.error(HINT);
       }
       return write(res, RAW_BODY_UNAVAILABLE);
     } else {
-      const read = await readRequestBody(req, limit);
+      const read = await readRequestBody(req, receiver.options);
       if ('aborted' in read) return void res.destroy();
-      // Close the connection so the rest of an oversized body is never read.
-      if ('tooLarge' in read) return write(res, payloadTooLarge(limit), { connection: 'close' });
+      if ('refused' in read) return write(res, read.refused);
       rawBody = read.body;
     }
     write(res, await receiver.handle({ rawBody, headers: req.headers }));

@@ -1,10 +1,12 @@
+import type { Readable } from 'node:stream';
 import {
+  errorResponse,
   METHOD_NOT_ALLOWED,
-  payloadTooLarge,
   type Receiver,
   type ReceiverResponse,
+  readRequestBody,
 } from '@sms-webhooks/core';
-import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validateOptions, type WebhookPluginOptions } from './options.js';
 
@@ -18,13 +20,21 @@ declare module 'fastify' {
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const EMPTY = Buffer.alloc(0);
 
+const CLIENT_GONE = errorResponse(400, 'payload_invalid', 'The client disconnected mid-body.');
+
+/** A body we refused to read (413, 408): carried from the parser to the error handler as it is. */
+class RefusedBody extends Error {
+  constructor(readonly response: ReceiverResponse) {
+    super(`@sms-webhooks/fastify: body refused (${response.status})`);
+  }
+}
+
 function send(reply: FastifyReply, response: ReceiverResponse): FastifyReply {
   return reply.code(response.status).headers(response.headers).send(response.body);
 }
 
 const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options) => {
   const { receiver, path, drainTimeoutMs } = validateOptions(options);
-  const limit = receiver.options.maxBodyBytes;
 
   if (!fastify.hasDecorator('webhookReceiver')) fastify.decorate('webhookReceiver', receiver);
   fastify.addHook('onClose', async () => {
@@ -34,13 +44,21 @@ const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options
   // Not wrapped in fastify-plugin: the raw-buffer parser stays inside this context, so the app's other
   // routes keep parsing JSON as usual.
   await fastify.register(async (scope: FastifyInstance) => {
+    // Core reads the body (limit, time-out, lingering close), as for Express and Koa. Fastify caches
+    // the parser of a named type but looks the '*' fallback up afresh each time: name the common one.
+    const parse = async (_request: FastifyRequest, payload: Readable) => {
+      const read = await readRequestBody(payload, receiver.options);
+      if ('body' in read) return read.body;
+      if ('refused' in read) throw new RefusedBody(read.refused);
+      payload.destroy();
+      throw new RefusedBody(CLIENT_GONE); // written to nobody: the client went away mid-body
+    };
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => {
-      done(null, body);
-    });
-    scope.setErrorHandler((error: FastifyError, _request, reply) => {
-      if (error.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw error;
-      return send(reply.header('connection', 'close'), payloadTooLarge(limit));
+    scope.addContentTypeParser('application/json', parse);
+    scope.addContentTypeParser('*', parse);
+    scope.setErrorHandler((error, _request, reply) => {
+      if (!(error instanceof RefusedBody)) throw error;
+      return send(reply, error.response);
     });
     scope.post(path, async (request, reply) => {
       const rawBody = request.body === undefined || request.body === null ? EMPTY : request.body;

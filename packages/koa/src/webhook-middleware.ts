@@ -1,13 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import {
   METHOD_NOT_ALLOWED,
-  payloadTooLarge,
-  RAW_BODY_HINT,
   RAW_BODY_UNAVAILABLE,
   type Receiver,
   type ReceiverResponse,
+  rawBodyHint,
+  readRequestBody,
+  requestBodyConsumed,
 } from '@sms-webhooks/core';
-import { bodyConsumed, readRequestBody } from './read-request-body.js';
+
+const HINT = rawBodyHint(
+  'Put webhookMiddleware before the body parser, or use @koa/bodyparser, which keeps ctx.request.rawBody.',
+);
 
 /** The part of Koa's context the middleware uses; Koa 2 and 3 (and @koa/router's context) all fit. */
 export interface WebhookContext {
@@ -28,9 +32,9 @@ export interface WebhookMiddlewareOptions {
 
 export type WebhookKoaMiddleware = (ctx: WebhookContext, next: () => Promise<unknown>) => Promise<void>;
 
-function write(ctx: WebhookContext, response: ReceiverResponse, extra?: Record<string, string>): void {
+function write(ctx: WebhookContext, response: ReceiverResponse): void {
   ctx.status = response.status;
-  ctx.set(extra ? { ...response.headers, ...extra } : response.headers);
+  ctx.set(response.headers);
   ctx.body = response.body;
 }
 
@@ -52,7 +56,6 @@ export function webhookMiddleware(
   if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) {
     throw new TypeError(`@sms-webhooks/koa: \`path\` must start with '/', got ${JSON.stringify(path)}.`);
   }
-  const limit = receiver.options.maxBodyBytes;
   let hinted = false;
 
   return async function smsWebhooks(ctx, next) {
@@ -66,21 +69,20 @@ export function webhookMiddleware(
     const kept = ctx.request.rawBody;
     if (typeof kept === 'string' || Buffer.isBuffer(kept)) {
       rawBody = kept; // core checks the limit on it again
-    } else if (bodyConsumed(ctx.req)) {
+    } else if (requestBodyConsumed(ctx.req)) {
       if (!hinted) {
         hinted = true;
-        receiver.options.logger.error(RAW_BODY_HINT);
+        receiver.options.logger.error(HINT);
       }
       return write(ctx, RAW_BODY_UNAVAILABLE);
     } else {
-      const read = await readRequestBody(ctx.req, limit);
+      const read = await readRequestBody(ctx.req, receiver.options);
       if ('aborted' in read) {
         ctx.respond = false;
         ctx.req.destroy();
         return;
       }
-      // Close the connection so the rest of an oversized body is never read.
-      if ('tooLarge' in read) return write(ctx, payloadTooLarge(limit), { connection: 'close' });
+      if ('refused' in read) return write(ctx, read.refused);
       rawBody = read.body;
     }
     write(ctx, await receiver.handle({ rawBody, headers: ctx.req.headers }));

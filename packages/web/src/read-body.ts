@@ -1,7 +1,7 @@
 /** What reading a Web `Request` body under a byte limit came to. */
 export type BodyReadResult =
   | { ok: true; body: Uint8Array }
-  | { ok: false; reason: 'too-large' | 'unreadable' | 'already-used' };
+  | { ok: false; reason: 'too-large' | 'timed-out' | 'unreadable' | 'already-used' };
 
 function declaredLength(request: Request): number | undefined {
   const value = request.headers.get('content-length');
@@ -22,9 +22,14 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
 
 /**
  * Reads the body as a stream and stops as soon as it passes `maxBytes`, so an oversized or endless body
- * costs at most `maxBytes` of memory. A declared content-length over the limit is refused unread.
+ * costs at most `maxBytes` of memory. A declared content-length over the limit is refused unread, and
+ * a body still incomplete after `timeoutMs` (a client trickling bytes) is given up on.
  */
-export async function readBody(request: Request, maxBytes: number): Promise<BodyReadResult> {
+export async function readBody(
+  request: Request,
+  maxBytes: number,
+  timeoutMs: number,
+): Promise<BodyReadResult> {
   if (request.bodyUsed) return { ok: false, reason: 'already-used' };
   const declared = declaredLength(request);
   if (declared !== undefined && declared > maxBytes) {
@@ -36,9 +41,18 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'timed-out'>((resolve) => {
+    timer = setTimeout(resolve, timeoutMs, 'timed-out');
+  });
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'timed-out') {
+        reader.cancel().catch(() => {});
+        return { ok: false, reason: 'timed-out' };
+      }
+      const { done, value } = next;
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
@@ -50,6 +64,7 @@ export async function readBody(request: Request, maxBytes: number): Promise<Body
   } catch {
     return { ok: false, reason: 'unreadable' };
   } finally {
+    clearTimeout(timer);
     reader.releaseLock();
   }
   return { ok: true, body: concat(chunks, total) };

@@ -32,6 +32,7 @@ export const BODY_USED_HINT =
   'Pass the untouched Request (in Hono: c.req.raw, without calling c.req.json() or a body validator first).';
 
 const UNREADABLE = errorResponse(400, 'payload_invalid', 'The request body could not be read.');
+const CLOSE = { connection: 'close' };
 
 function toResponse(res: ReceiverResponse): Response {
   return new Response(res.body, { status: res.status, headers: res.headers });
@@ -56,16 +57,23 @@ export function webhookHandler(receiver: Receiver, options: WebhookHandlerOption
   if (options.waitUntil !== undefined && typeof options.waitUntil !== 'function') {
     throw new TypeError('@sms-webhooks/web: `waitUntil` must be a function such as ctx.waitUntil.');
   }
-  const { maxBodyBytes, logger } = receiver.options;
+  const { maxBodyBytes, bodyTimeoutMs, logger } = receiver.options;
+  const timedOut = errorResponse(
+    408,
+    'request_timeout',
+    `The body did not arrive within ${bodyTimeoutMs} ms.`,
+    CLOSE,
+  );
 
   return async (request, context) => {
     if (request.method !== 'POST') {
       request.body?.cancel().catch(() => {});
       return toResponse(METHOD_NOT_ALLOWED);
     }
-    const read = await readBody(request, maxBodyBytes);
+    const read = await readBody(request, maxBodyBytes, bodyTimeoutMs);
     if (!read.ok) {
       if (read.reason === 'too-large') return toResponse(payloadTooLarge(maxBodyBytes));
+      if (read.reason === 'timed-out') return toResponse(timedOut);
       if (read.reason === 'unreadable') return toResponse(UNREADABLE);
       logger.error(BODY_USED_HINT);
       return toResponse(RAW_BODY_UNAVAILABLE);

@@ -1,15 +1,10 @@
 import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
 import Router from '@koa/router';
 import type { Receiver } from '@sms-webhooks/core';
 import { webhookMiddleware } from '@sms-webhooks/koa';
 import Koa from 'koa';
+import getRawBody from 'raw-body';
 import { type ContenderName, counters, PATH, RECEIVED_JSON, recipe } from './contenders.js';
-
-// The same raw-body the adapter uses (a dependency of @sms-webhooks/koa, not of the workspace root).
-const getRawBody = createRequire(new URL('../../../packages/koa/package.json', import.meta.url))(
-  'raw-body',
-) as (req: unknown, options: { limit: number; length?: string }) => Promise<Buffer>;
 
 export function koaApp(contender: ContenderName, receiver: Receiver | undefined, limit: number) {
   const app = new Koa();

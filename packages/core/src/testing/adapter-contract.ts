@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import type { DedupeStore } from '../dedupe-store.js';
 import type { Logger } from '../logger.js';
 import { MemoryStore } from '../memory-store.js';
@@ -26,6 +27,12 @@ export interface AdapterHarness {
 export interface AdapterContractOptions extends Partial<TestApi> {
   /** Path the contract asks the harness to mount the webhook on. Default '/webhooks/sms'. */
   path?: string;
+  /**
+   * Whether the adapter owns the Node socket, so it can make the close after an early 413 a lingering
+   * one (default true). A Web-standard `(Request) => Response` handler does not: there the platform's
+   * server closes the connection, and the row that needs the lingering close is left out.
+   */
+  ownsConnection?: boolean;
 }
 
 const SECRET = 'whsec_adaptercontract0123456789abcdef';
@@ -90,6 +97,49 @@ function send(url: string, options: RawRequest = {}): Promise<Reply> {
     if (options.end !== false) req.end();
   });
   return within(answer, `${options.method ?? 'POST'} ${url}`);
+}
+
+function dechunk(headers: IncomingHttpHeaders, body: string): string {
+  if (headers['transfer-encoding'] !== 'chunked') return body;
+  let text = '';
+  for (let at = 0; ; ) {
+    const eol = body.indexOf('\r\n', at);
+    const size = Number.parseInt(body.slice(at, eol), 16);
+    if (!(size > 0)) return text;
+    text += body.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+}
+
+/**
+ * A client that writes its whole request before it reads a byte of the answer, as blocking clients
+ * (Python's requests, curl without expect) do. If the server closes while it still writes, the reset
+ * destroys the answer waiting unread: this client then sees an error instead of the status.
+ */
+function writeAllThenRead(url: string, head: Record<string, string | number>, body: Buffer): Promise<Reply> {
+  const { hostname, port, pathname } = new URL(url);
+  const answer = new Promise<Reply>((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    socket.pause();
+    const lines = Object.entries(head).map(([k, v]) => `${k}: ${v}`);
+    socket.write(`POST ${pathname} HTTP/1.1\r\nhost: ${hostname}\r\n${lines.join('\r\n')}\r\n\r\n`);
+    socket.write(body, () => socket.resume());
+    const parts: Buffer[] = [];
+    socket.on('data', (c: Buffer) => parts.push(c));
+    socket.on('error', (error) => reject(new Error(`the answer was lost: ${error.message}`)));
+    socket.on('end', () => {
+      socket.destroy();
+      const text = Buffer.concat(parts).toString('latin1');
+      const [top = '', rest = ''] = text.split('\r\n\r\n', 2);
+      const headers: IncomingHttpHeaders = {};
+      for (const line of top.split('\r\n').slice(1)) {
+        const at = line.indexOf(':');
+        headers[line.slice(0, at).toLowerCase()] = line.slice(at + 1).trim();
+      }
+      resolve({ status: Number(top.split(' ')[1]), headers, text: dechunk(headers, rest) });
+    });
+  });
+  return within(answer, `POST ${url} (written whole, then read)`);
 }
 
 function post(url: string, delivery: { body: string | Buffer; headers: Record<string, string> }) {
@@ -481,6 +531,55 @@ export function runAdapterContract(
             end: false,
           });
           assertError(reply, 413, 'payload_too_large');
+        },
+      );
+    });
+
+    if (api?.ownsConnection !== false) {
+      it('still shows the 413 to a client that sends its whole oversized body before reading', async () => {
+        await withServer(
+          {},
+          (r) => r.onAny(() => assert.fail('handler must not run')),
+          async (url) => {
+            const d = createTestDelivery('message.sent', { secret: SECRET });
+            // Closing at once would reset the connection under a client still writing, losing the answer.
+            const big = Buffer.alloc(16 * 1024 * 1024, 0x20);
+            const declared = await writeAllThenRead(
+              url,
+              { ...d.headers, 'content-length': big.length, connection: 'close' },
+              big,
+            );
+            assertError(declared, 413, 'payload_too_large');
+            const chunk = (b: Buffer) =>
+              Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
+            const chunked = await writeAllThenRead(
+              url,
+              { ...d.headers, 'transfer-encoding': 'chunked', connection: 'close' },
+              Buffer.concat([
+                chunk(big.subarray(0, 8 * 1024 * 1024)),
+                chunk(big.subarray(8 * 1024 * 1024)),
+                Buffer.from('0\r\n\r\n'),
+              ]),
+            );
+            assertError(chunked, 413, 'payload_too_large');
+          },
+        );
+      });
+    }
+
+    it('answers 408 request_timeout when the body trickles in slower than bodyTimeoutMs', async () => {
+      await withServer(
+        { bodyTimeoutMs: 300 },
+        (r) => r.onAny(() => assert.fail('handler must not run')),
+        async (url) => {
+          const d = createTestDelivery('message.sent', { secret: SECRET });
+          // A declared length that never fully arrives: only a read time-out can end this request.
+          const reply = await send(url, {
+            headers: { ...d.headers, 'content-length': Buffer.byteLength(d.body) },
+            chunks: [d.body.slice(0, 10)],
+            end: false,
+          });
+          assertError(reply, 408, 'request_timeout');
         },
       );
     });
