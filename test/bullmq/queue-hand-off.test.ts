@@ -189,7 +189,8 @@ describe('createWorker: retries, completion, exhaustion', () => {
     expect(await store.claim(d.event.id, 'probe', 1000)).toBe('claimed');
   });
 
-  it('a worker killed mid-job has its job picked up again by another worker (stalled-job recovery)', async () => {
+  // In-process and quick; worker-crash.test.ts does the same with a worker process killed by SIGKILL.
+  it('a worker force-closed mid-job has its job picked up again by another worker (stalled-job recovery)', async () => {
     const queueName = uniqueName();
     const store = await redisStore(redis.url, c);
     const { queue, receiver } = queueReceiver(c, { url: redis.url, queueName, store });

@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
+import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
+import { recordCompletion } from './record-completion.js';
 
 export type WebhookJob = Job<WebhookJobData, unknown, string>;
 
@@ -17,7 +18,11 @@ export interface CreateWorkerOptions {
   store?: DedupeStore;
   /** How long a completed event id is remembered. Default the receiver's, or 24 h. */
   retainMs?: number;
-  /** Called once per job that failed its last attempt (or was unrecoverable). Never rethrown. */
+  /**
+   * Called once per job that failed for good: last attempt failed, an UnrecoverableError, or stalled
+   * more than `maxStalledCount` times. Never rethrown. Default: the receiver's `onError` hooks (with a
+   * WebhookHandlerError), or a logged line with a handler map.
+   */
   onError?: (error: unknown, job: WebhookJob) => unknown;
   /** Default the receiver's logger, or console. */
   logger?: Logger;
@@ -26,22 +31,30 @@ export interface CreateWorkerOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-// Only for recording a completion whose original claim ran out; a single round trip follows.
-const RECORD_LEASE_MS = 60_000;
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function isLastAttempt(job: WebhookJob, error: unknown): boolean {
-  if ((error as Error | null)?.name === 'UnrecoverableError') return true;
-  return job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+/** A BullMQ Worker whose `close()` also waits for the failure reports (release + onError) it started. */
+class WebhookWorker extends Worker<WebhookJobData, unknown, string> {
+  readonly #reports = new Set<Promise<void>>();
+
+  track(report: Promise<void>): void {
+    this.#reports.add(report);
+    report.finally(() => this.#reports.delete(report));
+  }
+
+  override async close(force?: boolean): Promise<void> {
+    await super.close(force);
+    await Promise.allSettled([...this.#reports]);
+  }
 }
 
 /**
  * A BullMQ worker that runs the typed handlers for each queued event, with BullMQ's retries and
- * backoff. On success it completes the event's dedupe record; on the last failed attempt it releases
- * it and calls `onError`. Returns the BullMQ `Worker`: close it on shutdown (`await worker.close()`).
+ * backoff. On success it completes the event's dedupe record; once a job has failed for good it
+ * releases the record and reports it. Returns the BullMQ `Worker`: close it on shutdown.
  */
 export function createWorker(
   source: Receiver | WebhookHandlers,
@@ -53,35 +66,30 @@ export function createWorker(
     );
   }
   const run = toRunHandlers(source);
-  const fromReceiver =
-    typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver).options : undefined;
-  const store = options.store ?? fromReceiver?.store;
-  const retainMs = options.retainMs ?? fromReceiver?.retainMs ?? DAY_MS;
-  const logger: Logger = options.logger ?? fromReceiver?.logger ?? console;
-  const onError = options.onError;
+  const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
+  const store = options.store ?? receiver?.options.store;
+  const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
+  const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
   let warnedNoStore = false;
 
   async function complete(data: WebhookJobData): Promise<void> {
-    if (store === undefined) {
-      if (data.claim && !warnedNoStore) {
-        warnedNoStore = true;
-        logger.warn(
-          '@sms-webhooks/bullmq: jobs carry dedupe claims but this worker has no `store`; pass the same store the receiver uses.',
-        );
-      }
-      return;
+    if (store !== undefined) return recordCompletion(store, data, retainMs, logger);
+    if (data.claim && !warnedNoStore) {
+      warnedNoStore = true;
+      logger.warn(
+        '@sms-webhooks/bullmq: jobs carry dedupe claims but this worker has no `store`; pass the same store the receiver uses.',
+      );
     }
-    const key = data.claim?.key ?? data.event.id;
-    try {
-      if (data.claim && (await store.complete(key, data.claim.token, retainMs))) return;
-      // The claim's lease ran out while the job waited (or there was none): record the completion anyway.
-      const token = randomUUID();
-      if ((await store.claim(key, token, RECORD_LEASE_MS)) === 'claimed')
-        await store.complete(key, token, retainMs);
-    } catch (error) {
-      // The handlers ran; failing the job now would run them again. BullMQ's job id still dedupes.
-      logger.error(`@sms-webhooks/bullmq: could not record ${data.event.id} as done: ${describe(error)}`);
-    }
+  }
+
+  async function report(job: WebhookJob, error: unknown): Promise<void> {
+    const { event } = job.data;
+    if (options.onError !== undefined) return void (await options.onError(error, job));
+    if (typeof receiver?.reportError === 'function')
+      return receiver.reportError(toHandlerError(error, event));
+    logger.error(
+      `@sms-webhooks/bullmq: ${event.type} ${event.id} failed after ${job.attemptsMade} attempt(s) and stays in the failed set: ${describe(error)}`,
+    );
   }
 
   async function giveUp(job: WebhookJob, error: unknown): Promise<void> {
@@ -91,32 +99,29 @@ export function createWorker(
         .then(() => store.release(claim.key, claim.token))
         .catch((e) => logger.error(`@sms-webhooks/bullmq: could not release ${event.id}: ${describe(e)}`));
     }
-    if (onError === undefined) {
-      logger.error(
-        `@sms-webhooks/bullmq: ${event.type} ${event.id} failed after ${job.attemptsMade + 1} attempt(s) and stays in the failed set: ${describe(error)}`,
-      );
-      return;
-    }
-    try {
-      await onError(error, job);
-    } catch (e) {
-      logger.error(`@sms-webhooks/bullmq: an onError hook failed: ${describe(e)}`);
-    }
+    await report(job, error).catch((e) =>
+      logger.error(`@sms-webhooks/bullmq: an onError hook failed: ${describe(e)}`),
+    );
   }
 
-  const worker = new Worker<WebhookJobData, unknown, string>(
+  const worker = new WebhookWorker(
     options.queue ?? DEFAULT_QUEUE_NAME,
     async (job) => {
       try {
         await run(job.data.event, toHandlerContext(job.data));
       } catch (error) {
-        if (isLastAttempt(job, error)) await giveUp(job, error);
-        throw error;
+        throw toJobError(error);
       }
       await complete(job.data);
     },
     { ...options.workerOptions, connection: options.connection, concurrency: options.concurrency ?? 1 },
   );
+  // BullMQ emits 'failed' once per failed run, after moving the job; only the last one is reported.
+  // It is also the only place a job failed without running (stalled too often) becomes visible.
+  worker.on('failed', (job, error) => {
+    if (job === undefined || job.data?.event === undefined || !isFinalFailure(job, error)) return;
+    worker.track(giveUp(job, reportedError(error)));
+  });
   // Without a listener an 'error' (Redis gone) would be thrown by the EventEmitter and end the process.
   worker.on('error', (error) => logger.error(`@sms-webhooks/bullmq: worker error: ${describe(error)}`));
   return worker;
