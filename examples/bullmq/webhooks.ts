@@ -19,7 +19,9 @@ export function redisUrl(): string {
  * them through createWorker.
  */
 export function createWebhookReceiver(options: { store: DedupeStore; dispatch?: Dispatch }): Receiver {
-  const receiver = createReceiver({ secret: webhookSecret(), ...options });
+  // The claim must outlive the job's wait in the queue and its retries (the default backoff alone is
+  // ~4 min over 8 attempts), or a redelivery in between could leave the completion unrecorded.
+  const receiver = createReceiver({ secret: webhookSecret(), leaseMs: 30 * 60_000, ...options });
   receiver.on(['message.sent', 'message.delivered'], async (event, ctx) => {
     console.log(
       `handled ${event.type} ${event.id}: message ${event.data.id} to ${event.data.to} (attempt ${ctx.attempt ?? '?'})`,

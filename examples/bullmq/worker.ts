@@ -12,8 +12,11 @@ const worker = createWorker(
     connection: { url: redisUrl() },
     queue: QUEUE_NAME,
     concurrency: Number(process.env.CONCURRENCY ?? 5),
+    // Called once per job that failed for good (attempts used up, or it stalled too often).
     onError: (error, job) => {
-      console.error(`worker: ${job.id} gave up after ${job.attemptsMade + 1} attempts: ${String(error)}`);
+      console.error(
+        `worker: ${job.data.event.id} gave up after ${job.attemptsMade} attempt(s): ${String(error)}`,
+      );
     },
   },
 );
