@@ -24,7 +24,7 @@ describe('pnpm demo', () => {
     expect(stdout).toMatch(/message\.delivered evt_\w+… attempt 2: HTTP 200 delivered/);
     expect(stdout).toContain('the app answered: {"received":true,"duplicate":true}');
     expect(stdout).toContain('handlers ran for the duplicate: no');
-    expect(stdout).toMatch(/message\.delivered {2}evt_\w+… {2}delivered {2}2 {9}200/);
+    expect(stdout).toMatch(/message\.delivered {2}evt_\w+… {2}delivered {2}pending {2}2 {9}200/);
     expect(stdout).toMatch(
       /webhook\.test ×1, message\.sent ×3, message\.delivered ×3, message\.failed ×1, message\.replied ×1, sms\.completed ×1/,
     );

@@ -63,7 +63,13 @@ for (const [name, start] of Object.entries(adapters)) {
       const deliveries = (await started.client.listDeliveries(webhook.id)).data;
       expect(deliveries).toHaveLength(7);
       expect(
-        deliveries.every((d) => d.status === 'delivered' && d.last_status_code === 200 && d.attempts === 1),
+        deliveries.every(
+          (d) =>
+            d.status === 'pending' &&
+            d.delivered_at !== null &&
+            d.last_status_code === 200 &&
+            d.attempts === 1,
+        ),
       ).toBe(true);
       expect(deliveries.filter((d) => d.test).map((d) => d.event_type)).toEqual(['webhook.test']);
     });
@@ -90,7 +96,8 @@ for (const [name, start] of Object.entries(adapters)) {
       ]);
       const [record] = emulator.deliveries(webhook.id);
       expect(record).toMatchObject({
-        status: 'delivered',
+        status: 'pending',
+        delivered_at: expect.any(String),
         attempts: 2,
         last_status_code: 200,
         last_error: null,
@@ -101,7 +108,7 @@ for (const [name, start] of Object.entries(adapters)) {
       expect(calls).toHaveLength(2); // the dedupe store answered the redelivery as a duplicate
       const records = emulator.deliveries(webhook.id);
       expect(records).toHaveLength(2);
-      expect(records[0]).toMatchObject({ event_id: event!.id, status: 'delivered', attempts: 1 });
+      expect(records[0]).toMatchObject({ event_id: event!.id, status: 'pending', attempts: 1 });
     });
   });
 }

@@ -107,7 +107,12 @@ describe('retry schedule', () => {
     expect(recorder.arrivals.map(attemptOf)).toEqual([1, 2]);
     expect(recorder.arrivals.every((a) => a.headers['x-service-event-id'] !== undefined)).toBe(true);
     const [record] = emulator!.deliveries(webhook.id);
-    expect(record).toMatchObject({ status: 'delivered', attempts: 2, last_status_code: 200 });
+    expect(record).toMatchObject({
+      status: 'pending',
+      delivered_at: expect.any(String),
+      attempts: 2,
+      last_status_code: 200,
+    });
   });
 
   it('records a redirect as last_status_code 3xx with a clear last_error', async () => {
@@ -136,7 +141,8 @@ describe('retry schedule', () => {
     await emulator!.waitForIdle(10_000);
     expect(recorder.arrivals.map(attemptOf)).toEqual([1, 2]);
     expect(emulator!.deliveries(webhook.id)[0]).toMatchObject({
-      status: 'delivered',
+      status: 'pending',
+      delivered_at: expect.any(String),
       attempts: 2,
       last_status_code: 204,
     });

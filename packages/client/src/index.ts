@@ -1,5 +1,6 @@
 export { type Client, createClient } from './client.js';
 export type { ClientOptions } from './client-options.js';
+export { type DeliveryOutcome, deliveryOutcome } from './delivery-outcome.js';
 export { type FieldError, isServiceApiError, ServiceApiError } from './service-api-error.js';
 export type {
   List,

@@ -41,7 +41,10 @@ export interface WebhookOut {
 export interface WebhookDelivery {
   id: string;
   object: 'webhook_delivery';
-  /** The spec shows only `pending`; the emulator also answers `delivered` and `failed`. */
+  /**
+   * The spec shows only `pending`, even on a record with a 200 response; the emulator also answers
+   * `failed` once no attempt is left. Read the outcome with `deliveryOutcome(record)`.
+   */
   status: string;
   attempts: number;
   created_at: string;

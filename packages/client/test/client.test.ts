@@ -1,4 +1,10 @@
-import { type ClientOptions, createClient, isServiceApiError, ServiceApiError } from '@sms-webhooks/client';
+import {
+  type ClientOptions,
+  createClient,
+  deliveryOutcome,
+  isServiceApiError,
+  ServiceApiError,
+} from '@sms-webhooks/client';
 import { createEmulator, type Emulator, type EmulatorOptions } from '@sms-webhooks/emulator';
 
 const HOUR = 3_600_000;
@@ -264,5 +270,17 @@ describe('createClient against the emulator', () => {
     expect(() =>
       createClient({ apiKey: 'sk_test_x', baseUrl: 'http://x', refreshMarginMs: 0 }),
     ).not.toThrow();
+  });
+});
+
+describe('deliveryOutcome', () => {
+  const base = { status: 'pending', attempts: 1, delivered_at: null, next_attempt_at: null };
+  it('reads the outcome from the fields, since the spec shows `pending` on a record with a 200', () => {
+    expect(deliveryOutcome({ ...base, delivered_at: '2030-01-01T00:00:00.000Z' })).toBe('delivered');
+    expect(deliveryOutcome({ ...base, next_attempt_at: '2030-01-01T00:01:00.000Z' })).toBe('retrying');
+    expect(deliveryOutcome({ ...base, attempts: 6 })).toBe('failed');
+    expect(deliveryOutcome({ ...base, status: 'failed', attempts: 2 })).toBe('failed');
+    // Between an attempt's start and its result nothing is recorded yet.
+    expect(deliveryOutcome(base)).toBe('in_progress');
   });
 });

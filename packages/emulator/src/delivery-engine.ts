@@ -133,7 +133,8 @@ export class DeliveryEngine {
     record.last_error = result.error;
     const delivered = result.error === null;
     if (delivered) {
-      record.status = 'delivered';
+      // `status` stays `pending`: the spec shows exactly that on a record with a 200 response, and
+      // code written against the emulator must not learn a `delivered` value the service never showed.
       record.delivered_at = new Date(now).toISOString();
     } else if (record.attempts >= MAX_ATTEMPTS || entry.deleted) {
       record.status = 'failed';

@@ -23,8 +23,12 @@ export interface WebhookOut {
   secret: string;
 }
 
-/** The emulator's delivery states; the spec only shows `pending`. */
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+/**
+ * The emulator's delivery states. The spec shows only `pending`, and shows it on a record with one
+ * attempt and a 200 response, so a 2xx leaves the record `pending` (with `delivered_at` set).
+ * `failed` is the emulator's own word for "no 2xx and no attempt left"; the spec does not show it.
+ */
+export type DeliveryStatus = 'pending' | 'failed';
 
 export interface WebhookDelivery {
   id: string;

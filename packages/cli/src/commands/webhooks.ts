@@ -1,4 +1,4 @@
-import { type Client, createClient, type WebhookEventType } from '@sms-webhooks/client';
+import { type Client, createClient, deliveryOutcome, type WebhookEventType } from '@sms-webhooks/client';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
@@ -104,7 +104,7 @@ export function registerWebhooks(program: Command, io: CliIo): void {
         ? 'No deliveries.'
         : list.data.map(
             (d) =>
-              `${d.id}  ${d.event_type.padEnd(17)} ${d.event_id}  ${d.status.padEnd(9)} attempts=${d.attempts} last=${d.last_status_code ?? '-'}${d.next_attempt_at ? ` next=${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`,
+              `${d.id}  ${d.event_type.padEnd(17)} ${d.event_id}  ${deliveryOutcome(d).padEnd(11)} status=${d.status} attempts=${d.attempts} last=${d.last_status_code ?? '-'}${d.next_attempt_at ? ` next=${d.next_attempt_at}` : ''}${d.last_error ? `  (${d.last_error})` : ''}`,
           ),
     );
   });
