@@ -1,7 +1,9 @@
 import { type AnyWebhookEvent, createReceiver, MemoryStore } from '@sms-webhooks/core';
 import type { Emulator } from '@sms-webhooks/emulator';
+import { adapters } from './adapters.js';
 import { ALL_TYPES, startEmulator } from './setup.js';
-import { adapters, lateReceiver, type Target } from './targets.js';
+import { lateReceiver, type Target } from './targets.js';
+import { EARLY_MS, LATE_MS, scaledWaits } from './tolerance.js';
 
 const quiet = { warn() {}, error() {} };
 let emulator: Emulator | undefined;
@@ -74,38 +76,49 @@ for (const [name, start] of Object.entries(adapters)) {
       expect(deliveries.filter((d) => d.test).map((d) => d.event_type)).toEqual(['webhook.test']);
     });
 
-    it('a handler failure gives a 5xx, the emulator retries with the same event id, and a redelivery is a duplicate', async () => {
+    it('handler failures give 5xx: attempts 1, 2, 3 reach the handler with one event id at the scaled waits, then a redelivery is a duplicate', async () => {
       const late = lateReceiver();
       target = await start(late.receiver);
-      const started = await startEmulator({ timeScale: 1 / 1000 });
+      const timeScale = 1 / 1000; // waits of 60 ms and 300 ms
+      const answers: (number | null)[] = [];
+      const started = await startEmulator({ timeScale, onAttempt: (a) => void answers.push(a.statusCode) });
       emulator = started.emulator;
       const webhook = await started.client.createWebhook({ url: target.url, events: ['message.sent'] });
+      // after-handlers: the adapter answers 500 when the handler throws, and that drives the retries.
       const receiver = createReceiver({ secret: webhook.secret, respond: 'after-handlers', logger: quiet });
-      const calls: { id: string; attempt: number | undefined }[] = [];
+      const calls: { id: string; attempt: number | undefined; at: number }[] = [];
       receiver.on('message.sent', (event, ctx) => {
-        calls.push({ id: event.id, attempt: ctx.attempt });
-        if (calls.length === 1) throw new Error('fails once on purpose');
+        calls.push({ id: event.id, attempt: ctx.attempt, at: performance.now() });
+        if (calls.length < 3) throw new Error(`fails attempt ${calls.length} on purpose`);
       });
       late.use(receiver);
 
       const [event] = emulator.emit('message.sent');
       await emulator.waitForIdle(10_000);
-      expect(calls).toEqual([
+      expect(calls.map(({ id, attempt }) => ({ id, attempt }))).toEqual([
         { id: event!.id, attempt: 1 },
         { id: event!.id, attempt: 2 },
+        { id: event!.id, attempt: 3 },
       ]);
+      expect(answers).toEqual([500, 500, 200]);
+      const [wait1, wait2] = scaledWaits(timeScale);
+      const gaps = [calls[1]!.at - calls[0]!.at, calls[2]!.at - calls[1]!.at];
+      expect(gaps[0]).toBeGreaterThanOrEqual(wait1 - EARLY_MS);
+      expect(gaps[0]).toBeLessThanOrEqual(wait1 + LATE_MS);
+      expect(gaps[1]).toBeGreaterThanOrEqual(wait2 - EARLY_MS);
+      expect(gaps[1]).toBeLessThanOrEqual(wait2 + LATE_MS);
       const [record] = emulator.deliveries(webhook.id);
       expect(record).toMatchObject({
         status: 'pending',
         delivered_at: expect.any(String),
-        attempts: 2,
+        attempts: 3,
         last_status_code: 200,
         last_error: null,
       });
 
       emulator.redeliver(event!.id);
       await emulator.waitForIdle(10_000);
-      expect(calls).toHaveLength(2); // the dedupe store answered the redelivery as a duplicate
+      expect(calls).toHaveLength(3); // the dedupe store answered the redelivery as a duplicate
       const records = emulator.deliveries(webhook.id);
       expect(records).toHaveLength(2);
       expect(records[0]).toMatchObject({ event_id: event!.id, status: 'pending', attempts: 1 });

@@ -2,6 +2,7 @@ import { verifyWebhook } from '@sms-webhooks/core';
 import type { Emulator } from '@sms-webhooks/emulator';
 import { startEmulator } from './setup.js';
 import { recordingTarget, type Target } from './targets.js';
+import { EARLY_MS, LATE_MS } from './tolerance.js';
 
 let emulator: Emulator | undefined;
 let target: Target | undefined;
@@ -12,13 +13,6 @@ afterEach(async () => {
   emulator = undefined;
   target = undefined;
 });
-
-/**
- * Timer tolerance for the scaled schedule: a wait never ends early (1 ms of clock rounding allowed)
- * and may end late by up to LATE_MS on a loaded two-core machine.
- */
-const EARLY_MS = 2;
-const LATE_MS = 250;
 
 async function setup(timeScale: number, respond: Parameters<typeof recordingTarget>[0], options = {}) {
   const recorder = await recordingTarget(respond);

@@ -1,12 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createReceiver, type Receiver } from '@sms-webhooks/core';
-import { webhookMiddleware } from '@sms-webhooks/express';
-import webhookPlugin from '@sms-webhooks/fastify';
-import { webhookMiddleware as koaWebhookMiddleware } from '@sms-webhooks/koa';
-import express from 'express';
-import Fastify from 'fastify';
-import Koa from 'koa';
 
 export interface Target {
   url: string;
@@ -38,26 +32,6 @@ export function nodeHttpServer(receiver: Receiver): Server {
     res.writeHead(out.status, out.headers).end(out.body);
   });
 }
-
-export const adapters: Record<string, (receiver: Receiver) => Promise<Target>> = {
-  'node:http': (receiver) => listen(nodeHttpServer(receiver)),
-  express: (receiver) => {
-    const app = express();
-    app.post('/webhooks', webhookMiddleware(receiver));
-    return listen(createServer(app));
-  },
-  fastify: async (receiver) => {
-    const app = Fastify();
-    await app.register(webhookPlugin, { receiver, path: '/webhooks' });
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    return { url: `${address}/webhooks`, close: () => app.close() };
-  },
-  koa: (receiver) => {
-    const app = new Koa();
-    app.use(koaWebhookMiddleware(receiver, { path: '/webhooks' }));
-    return listen(createServer(app.callback()));
-  },
-};
 
 /**
  * A webhook's secret exists only after registration, and registration needs the target's URL: the
