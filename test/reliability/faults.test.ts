@@ -2,15 +2,26 @@ import { createTestDelivery } from '@sms-webhooks/core';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ping, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
-import { buildSends, type Cluster, reconcile, startCluster, type Tally } from './helpers/cluster.js';
+import { buildSends, type Cluster, newTally, reconcile, startCluster } from './helpers/cluster.js';
+import { findLeaks, signaturesOf } from './helpers/log-leaks.js';
 import { runPool } from './helpers/pool.js';
+import { MAX_ATTEMPTS, sinceFirstAttempt } from './helpers/retry-schedule.js';
 import { report, scaled } from './helpers/scale.js';
 import { deliver } from './helpers/sender.js';
 
 const SECRET = 'whsec_fault_test_secret_a1b2c3d4e5f6';
 const EVENTS = scaled(1_500, 10_000);
-const SENDERS = scaled(32, 64);
+const SENDERS = 64;
 const OUTAGE_MS = scaled(1_500, 3_000);
+/**
+ * The lease, against the scaled retry schedule (attempts at 0, 0.05, 0.3, 1.8, 7.8, 43.8 s). Longer than
+ * the outage plus the restart, so a handler that finished while Redis was down still finds its claim
+ * when the queued complete lands; shorter than the time to attempt 5, so a claim orphaned by the crash
+ * (see below) has expired by then and attempt 6 is still spare. Real life: 5 min against 1 min, 6 min.
+ */
+const LEASE_MS = 5_000;
+/** kill -9: the dead instance's claim must be gone by attempt 4 (1.8 s), the next one that reaches B. */
+const KILL_LEASE_MS = 1_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let redis: RedisServer | undefined;
@@ -35,6 +46,14 @@ async function shutdown(server: RedisServer): Promise<void> {
 /** A dedupe Redis must persist: one restarted empty forgets every completed event (see the README). */
 const PERSISTENT = ['--appendonly', 'yes', '--appendfsync', 'always'];
 
+/** The instances log (stderr) every refused delivery and failed store call: none may carry a secret. */
+function expectNoLeaks(c: Cluster, signatures: string[]): string {
+  const stderr = c.instances.map((i) => i.fixture.stderr()).join('\n');
+  expect(stderr.length, 'stderr was cut off before it could be checked').toBeLessThan(1_000_000);
+  expect(findLeaks(stderr, SECRET, signatures)).toEqual([]);
+  return stderr;
+}
+
 describe('faults', () => {
   it.each([
     ['stopped (SHUTDOWN)', 'stop'],
@@ -42,17 +61,19 @@ describe('faults', () => {
   ] as const)(
     `Redis %s mid-load and started again: ${EVENTS} events, none lost, none handled twice`,
     async (_, how) => {
+      expect(LEASE_MS).toBeGreaterThan(OUTAGE_MS + 1_000);
+      expect(LEASE_MS).toBeLessThan(sinceFirstAttempt(5));
       redis = await startRedisServer({ local: true, args: PERSISTENT });
-      // A short lease: after a crash, a claim Redis ran but never answered is resent by ioredis, finds
-      // its own token and reports 'in-flight', so that event waits out the lease (see the README).
+      // After a crash, a claim Redis ran but never answered is resent by ioredis, finds its own token
+      // and reports 'in-flight', so that event waits out the lease (see the README).
       cluster = await startCluster(3, {
         REDIS_URL: redis.url,
         WEBHOOK_SECRET: SECRET,
         RESPOND: 'after-handlers',
-        LEASE_MS: '5000',
+        LEASE_MS: String(LEASE_MS),
       });
       const { deliveries, sends } = buildSends(EVENTS, 3, 0.3, SECRET);
-      const tally: Tally = { events: EVENTS, sends: sends.length, attempts: 0, statuses: new Map() };
+      const tally = newTally(EVENTS, sends.length);
       const ports = cluster.instances.map((i) => i.port);
       const server = redis;
 
@@ -68,7 +89,8 @@ describe('faults', () => {
       })();
       const started = performance.now();
       await runPool(sends, SENDERS, async ({ d, first }) => {
-        await deliver(d, { ports, first, tally, deadlineMs: 120_000 });
+        // A send that gets no 2xx in 6 attempts is counted (tally.gaveUp) and its event shows as lost.
+        await deliver(d, { ports, first, tally }).catch(() => {});
       });
       await fault;
       const ms = Math.round(performance.now() - started);
@@ -89,6 +111,12 @@ describe('faults', () => {
         lost: result.lost,
         handledTwice: result.handledTwice,
         statuses: JSON.stringify(Object.fromEntries(tally.statuses)),
+        maxAttempts: tally.maxAttempts,
+        attemptsPerSend: JSON.stringify(
+          Object.fromEntries([...tally.attemptsPerSend].sort(([a], [b]) => a - b)),
+        ),
+        gaveUp: tally.gaveUp,
+        leaseMs: LEASE_MS,
         ms,
       });
       // The outage really happened: deliveries were refused with 503 and retried.
@@ -96,17 +124,22 @@ describe('faults', () => {
       const otherFiveXx = [...tally.statuses].filter(([s]) => typeof s === 'number' && s >= 500 && s !== 503);
       expect(otherFiveXx).toEqual([]);
       expect(result).toEqual({ unique: EVENTS, handled: EVENTS, lost: 0, handledTwice: 0, strays: 0 });
+      expect(tally.gaveUp).toBe(0);
+      expect(tally.maxAttempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
+      // The outage was logged (so the check below read real lines), and no line leaks.
+      expect(expectNoLeaks(cluster, signaturesOf(deliveries))).toContain('[redis-instance ');
     },
     scaled(90_000, 900_000),
   );
 
   it('kill -9 of an instance mid-handler: after the lease the retry is handled, once', async () => {
+    expect(KILL_LEASE_MS).toBeLessThan(sinceFirstAttempt(4));
     redis = await startRedisServer({ local: true, args: PERSISTENT });
     cluster = await startCluster(2, {
       REDIS_URL: redis.url,
       WEBHOOK_SECRET: SECRET,
       RESPOND: 'after-handlers',
-      LEASE_MS: '2000',
+      LEASE_MS: String(KILL_LEASE_MS),
       SLOW_MS: '60000',
     });
     const [a, b] = cluster.instances as [Cluster['instances'][0], Cluster['instances'][0]];
@@ -114,9 +147,9 @@ describe('faults', () => {
       secret: SECRET,
       data: { metadata: { speed: 'slow' } },
     });
-    const tally: Tally = { events: 1, sends: 1, attempts: 0, statuses: new Map() };
+    const tally = newTally(1, 1);
 
-    const sent = deliver(d, { ports: [a.port, b.port], first: 0, tally, deadlineMs: 30_000 });
+    const sent = deliver(d, { ports: [a.port, b.port], first: 0, tally });
     await a.fixture.waitFor((m) => m.started === d.event.id);
     a.fixture.child.kill('SIGKILL');
     const started = performance.now();
@@ -138,9 +171,11 @@ describe('faults', () => {
     await cluster.stop();
     const handled = cluster.handled();
     expect(handled).toEqual([d.event.id]);
+    expect(tally.maxAttempts).toBeLessThanOrEqual(MAX_ATTEMPTS);
+    expectNoLeaks(cluster, signaturesOf([d]));
     report('kill -9 mid-handler', {
-      leaseMs: 2000,
-      retries: tally.attempts - 1,
+      leaseMs: KILL_LEASE_MS,
+      attempts: tally.attempts,
       statuses: JSON.stringify(Object.fromEntries(tally.statuses)),
       handled: handled.length,
       retryHandledAfterMs: ms,

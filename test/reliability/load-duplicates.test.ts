@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer } from '../helpers/redis-server.js';
-import { buildSends, type Cluster, reconcile, startCluster, type Tally } from './helpers/cluster.js';
+import { buildSends, type Cluster, newTally, reconcile, startCluster } from './helpers/cluster.js';
+import { findLeaks, signaturesOf } from './helpers/log-leaks.js';
 import { runPool } from './helpers/pool.js';
 import { report, scaled } from './helpers/scale.js';
 import { deliver } from './helpers/sender.js';
@@ -8,7 +9,7 @@ import { deliver } from './helpers/sender.js';
 const SECRET = 'whsec_load_test_secret_8c1d2e3f4a5b';
 const EVENTS = scaled(1_500, 10_000);
 const DUPLICATE_SHARE = 0.3;
-const SENDERS = scaled(32, 64);
+const SENDERS = 64; // as the issue asks, in CI too
 const INSTANCES = 3;
 
 describe('load with duplicates: three instances, one Redis', () => {
@@ -28,7 +29,7 @@ describe('load with duplicates: three instances, one Redis', () => {
     `handles each of ${EVENTS} events exactly once with 30% sent again elsewhere, ${SENDERS} senders, no 5xx`,
     async () => {
       const { deliveries, sends } = buildSends(EVENTS, INSTANCES, DUPLICATE_SHARE, SECRET);
-      const tally: Tally = { events: EVENTS, sends: sends.length, attempts: 0, statuses: new Map() };
+      const tally = newTally(EVENTS, sends.length);
       const bodies = new Map<string, number>();
       const ports = cluster.instances.map((i) => i.port);
 
@@ -56,6 +57,7 @@ describe('load with duplicates: three instances, one Redis', () => {
         lost: result.lost,
         handledTwice: result.handledTwice,
         statuses: JSON.stringify(Object.fromEntries(tally.statuses)),
+        maxAttempts: tally.maxAttempts,
         ms: Math.round(sendMs),
         perSecond: Math.round((tally.attempts / sendMs) * 1000),
       });
@@ -68,6 +70,10 @@ describe('load with duplicates: three instances, one Redis', () => {
       // repeat came first, the other way round).
       expect(bodies.get('{"received":true}')).toBe(EVENTS);
       expect(bodies.get('{"received":true,"duplicate":true}')).toBe(sends.length - EVENTS);
+      // Whatever the instances logged (stderr, both levels) holds no secret and no full signature.
+      const stderr = cluster.instances.map((i) => i.fixture.stderr()).join('\n');
+      expect(stderr.length, 'stderr was cut off before it could be checked').toBeLessThan(1_000_000);
+      expect(findLeaks(stderr, SECRET, signaturesOf(deliveries))).toEqual([]);
     },
     scaled(90_000, 900_000),
   );

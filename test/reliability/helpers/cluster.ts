@@ -63,8 +63,27 @@ export async function startCluster(count: number, env: Record<string, string>): 
 export interface Tally {
   events: number;
   sends: number;
+  /** HTTP requests made, retries included. */
   attempts: number;
   statuses: Map<number | 'network', number>;
+  /** How many sends needed 1, 2, … 6 attempts (a send that failed all 6 counts under 6). */
+  attemptsPerSend: Map<number, number>;
+  /** The most attempts any one send used: the spec allows 6. */
+  maxAttempts: number;
+  /** Sends that got no 2xx in 6 attempts: the service would give up on them (lost events). */
+  gaveUp: number;
+}
+
+export function newTally(events: number, sends: number): Tally {
+  return {
+    events,
+    sends,
+    attempts: 0,
+    statuses: new Map(),
+    attemptsPerSend: new Map(),
+    maxAttempts: 0,
+    gaveUp: 0,
+  };
 }
 
 export function countStatus(tally: Tally, status: number | 'network'): void {
