@@ -45,8 +45,9 @@ function pickWaitUntil(context: PlatformContext, fallback?: WaitUntil): WaitUnti
 }
 
 /**
- * A Web-standard `(request) => Promise<Response>` for Hono, Next.js route handlers, Bun, Deno and
- * Cloudflare Workers. All HTTP policy (statuses, bodies) comes from the receiver.
+ * A Web-standard `(request) => Promise<Response>` for Hono, Next.js route handlers (Node.js runtime),
+ * Bun, Deno and Cloudflare Workers (`nodejs_compat`): core needs node:crypto, Buffer and setImmediate.
+ * All HTTP policy (statuses, bodies) comes from the receiver.
  */
 export function webhookHandler(receiver: Receiver, options: WebhookHandlerOptions = {}): WebHandler {
   if (typeof receiver?.handle !== 'function') {
