@@ -1,25 +1,21 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adaptersExpected, adaptersProgram } from './adapters-program.js';
+import { bin, installTarball, pack, pnpm, root, run } from './consumer.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = (name: string) => join(root, 'node_modules', '.bin', name);
 const packages = readdirSync(join(root, 'packages')).sort();
-// Under `npx pnpm …` there is no global pnpm: reuse the one running this script when there is one.
-const pnpm = (args: string[], cwd = root) =>
-  process.env.npm_execpath?.includes('pnpm')
-    ? run(process.execPath, [process.env.npm_execpath, ...args], cwd)
-    : run('pnpm', args, cwd);
-const run = (cmd: string, args: string[], cwd = root) =>
-  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 });
 
 // The published shape: every package builds to ESM + CJS with types for both, and resolves under
 // node16 from either module system (attw) with a clean package.json (publint).
 describe('published packages', () => {
   beforeAll(() => {
+    // Start from no dist/, as a fresh clone does: the packages build in parallel and each tsup dts
+    // program takes in every file under the root (tsconfig.build.json has no include), so a package's
+    // clean step deleting its old dist/ while another's program is reading it fails with TS6053.
+    for (const name of packages)
+      rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
     pnpm(['--filter', './packages/*', 'build']);
   }, 300_000);
 
@@ -43,10 +39,7 @@ describe('published packages', () => {
     let consumer: string;
     beforeAll(() => {
       consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-consumer-'));
-      const tgz = pnpm(['pack', '--pack-destination', consumer], join(root, 'packages/core'))
-        .trim()
-        .split('\n')
-        .pop()!;
+      const tgz = pack('core', consumer);
       writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
       run('npm', ['install', '--no-audit', '--no-fund', '--offline', tgz], consumer);
     }, 120_000);
@@ -111,6 +104,53 @@ describe('published packages', () => {
         consumer,
       );
       expect(out).toBe('');
+    });
+  });
+  // One describe with the build above: a second test file would build (and clean dist/) concurrently.
+  describe('the adapters, redis and web installed from their tarballs with core', () => {
+    const adapters = ['core', 'express', 'koa', 'fastify', 'web', 'redis'];
+    let consumer: string;
+    beforeAll(() => {
+      consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-adapters-'));
+      writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+      for (const dir of adapters) installTarball(consumer, dir, pack(dir, consumer));
+    }, 120_000);
+    afterAll(() => rmSync(consumer, { recursive: true, force: true }));
+
+    it('answer a signed delivery and a GET from CommonJS', () => {
+      writeFileSync(
+        join(consumer, 'adapters.cjs'),
+        adaptersProgram(`
+          const http = require('node:http');
+          const core = require('@sms-webhooks/core');
+          const { webhookMiddleware: expressMiddleware } = require('@sms-webhooks/express');
+          const { webhookMiddleware: koaMiddleware } = require('@sms-webhooks/koa');
+          const { webhookPlugin: fastifyPlugin } = require('@sms-webhooks/fastify');
+          const { webhookHandler } = require('@sms-webhooks/web');
+          const { RedisStore } = require('@sms-webhooks/redis');
+          const express = require('express');
+          const Koa = require('koa');
+          const Fastify = require('fastify');`),
+      );
+      expect(run(process.execPath, ['adapters.cjs'], consumer)).toBe(adaptersExpected);
+    });
+
+    it('answer a signed delivery and a GET from ESM', () => {
+      writeFileSync(
+        join(consumer, 'adapters.mjs'),
+        adaptersProgram(`
+          import http from 'node:http';
+          import * as core from '@sms-webhooks/core';
+          import { webhookMiddleware as expressMiddleware } from '@sms-webhooks/express';
+          import { webhookMiddleware as koaMiddleware } from '@sms-webhooks/koa';
+          import fastifyPlugin from '@sms-webhooks/fastify';
+          import { webhookHandler } from '@sms-webhooks/web';
+          import { RedisStore } from '@sms-webhooks/redis';
+          import express from 'express';
+          import Koa from 'koa';
+          import Fastify from 'fastify';`),
+      );
+      expect(run(process.execPath, ['adapters.mjs'], consumer)).toBe(adaptersExpected);
     });
   });
 });
