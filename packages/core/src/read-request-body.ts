@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import { clearDeadline, setDeadline } from './deadlines.js';
 import { lingerOnClose } from './linger-close.js';
 import { errorResponse, payloadTooLarge, type ReceiverResponse } from './responses.js';
 
@@ -58,39 +59,48 @@ export function readRequestBody(req: BodyStream, limits: RequestBodyLimits): Pro
   if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
     return Promise.resolve(tooLarge(req, limits));
   }
+  // Listeners are inline and never removed: after settling they do nothing, and whatever still arrives
+  // is dropped. (Named closures would each cost a defineProperty under tsx/esbuild's keepNames.)
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
-    const finish = (result: RequestBodyResult) => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onAbort);
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
+    let settled = false;
+    const deadline = setDeadline(limits.bodyTimeoutMs, () => {
+      if (settled) return;
+      settled = true;
+      req.pause();
+      resolve(timedOut(req, limits));
+    });
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
       received += chunk.length;
-      if (received > limits.maxBodyBytes) {
-        req.pause();
-        finish(tooLarge(req, limits));
+      if (received <= limits.maxBodyBytes) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
-      finish({ body });
-    };
-    // 'close' before 'end' (or an 'error') is a client that disconnected mid-body.
-    const onAbort = () => finish({ aborted: true });
-    const timer = setTimeout(() => {
+      settled = true;
+      clearDeadline(deadline);
       req.pause();
-      finish(timedOut(req, limits));
-    }, limits.bodyTimeoutMs);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('close', onAbort);
+      resolve(tooLarge(req, limits));
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      clearDeadline(deadline);
+      resolve({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received) });
+    });
+    // 'close' before 'end' (or an 'error') is a client that disconnected mid-body.
+    req.on('error', () => {
+      if (settled) return;
+      settled = true;
+      clearDeadline(deadline);
+      resolve({ aborted: true });
+    });
+    req.on('close', () => {
+      if (settled) return;
+      settled = true;
+      clearDeadline(deadline);
+      resolve({ aborted: true });
+    });
   });
 }
