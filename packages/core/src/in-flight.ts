@@ -3,27 +3,55 @@ export interface DrainResult {
   unfinished: string[];
 }
 
-/** Background handler runs ('immediately' mode), so shutdown can wait for them. */
+/** One accepted event whose handlers run after the ack. */
+export interface BackgroundRun {
+  readonly eventId: string;
+  /**
+   * Resolves (never rejects) with the run's handler error, or undefined, when it finishes; made only
+   * for a caller that needs it (waitUntil).
+   */
+  done: Promise<unknown> | undefined;
+  resolve: ((outcome: unknown) => void) | undefined;
+}
+
+/**
+ * Background handler runs ('immediately' mode), so shutdown can wait for them. Runs are plain records
+ * in a Set, not promises with reactions attached: this is bookkeeping on every accepted event.
+ */
 export class InFlight {
-  readonly #tasks = new Map<Promise<unknown>, string>();
+  readonly #runs = new Set<BackgroundRun>();
+  #wakeWhenIdle: (() => void)[] = [];
 
   get size(): number {
-    return this.#tasks.size;
+    return this.#runs.size;
   }
 
-  track(task: Promise<unknown>, eventId: string): void {
-    const tasks = this.#tasks;
-    tasks.set(task, eventId);
-    // Inline callbacks, not a named const: tsx/esbuild's keepNames wraps every named closure in a
-    // defineProperty call, a measurable cost on each delivery when run from source.
-    task.then(
-      () => tasks.delete(task),
-      () => tasks.delete(task),
-    );
+  start(eventId: string, withPromise: boolean): BackgroundRun {
+    const run: BackgroundRun = { eventId, done: undefined, resolve: undefined };
+    if (withPromise) {
+      run.done = new Promise<unknown>((resolve) => {
+        run.resolve = resolve;
+      });
+    }
+    this.#runs.add(run);
+    return run;
   }
 
+  finish(run: BackgroundRun, outcome: unknown): void {
+    this.#runs.delete(run);
+    run.resolve?.(outcome);
+    if (this.#runs.size === 0 && this.#wakeWhenIdle.length > 0) {
+      for (const wake of this.#wakeWhenIdle.splice(0)) wake();
+    }
+  }
+
+  /** Resolves once nothing runs, runs started while draining included; or reports what still runs. */
   async drain(timeoutMs?: number): Promise<DrainResult> {
+    if (this.#runs.size === 0) return { unfinished: [] };
     let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<'idle'>((resolve) => {
+      this.#wakeWhenIdle.push(() => resolve('idle'));
+    });
     const timedOut =
       timeoutMs === undefined
         ? undefined
@@ -31,13 +59,8 @@ export class InFlight {
             timer = setTimeout(resolve, timeoutMs, 'timeout');
           });
     try {
-      // Tasks started while draining are waited for too.
-      while (this.#tasks.size > 0) {
-        const all = Promise.allSettled(this.#tasks.keys());
-        if ((await (timedOut ? Promise.race([all, timedOut]) : all)) === 'timeout') {
-          return { unfinished: [...this.#tasks.values()] };
-        }
-      }
+      const outcome = await (timedOut ? Promise.race([idle, timedOut]) : idle);
+      if (outcome === 'timeout') return { unfinished: [...this.#runs].map((run) => run.eventId) };
       return { unfinished: [] };
     } finally {
       clearTimeout(timer);

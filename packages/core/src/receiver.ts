@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Awaitable, ClaimResult } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import { isWebhookVerificationError } from './errors.js';
@@ -11,7 +10,8 @@ import {
   type WebhookHandler,
 } from './handler-registry.js';
 import { type HeaderSource, readHeader } from './headers.js';
-import { type DrainResult, InFlight } from './in-flight.js';
+import { type BackgroundRun, type DrainResult, InFlight } from './in-flight.js';
+import { ownerToken } from './owner-token.js';
 import { isRawBody, rawBodyByteLength } from './raw-body.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import {
@@ -74,10 +74,21 @@ export interface Receiver {
   close(timeoutMs?: number): Promise<DrainResult>;
 }
 
+/** The delivery-attempt header as a number (1 to 6 from the service), or undefined when absent or odd. */
 function parseAttempt(value: string | readonly string[] | undefined): number | undefined {
   const text = typeof value === 'string' ? value : value?.[0];
-  if (text === undefined || !/^\d{1,3}$/.test(text.trim())) return undefined;
-  return Number(text);
+  if (text === undefined || text.length === 0 || text.length > 3) return undefined;
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    n = n * 10 + digit;
+  }
+  return n;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
 function describe(error: unknown): string {
@@ -127,19 +138,11 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     }
   }
 
-  async function runHandlers(
+  async function runAll(
     handlers: readonly AnyWebhookHandler[],
     event: AnyWebhookEvent,
     ctx: HandlerContext,
   ): Promise<WebhookHandlerError | undefined> {
-    if (handlers.length === 1) {
-      try {
-        await handlers[0]!(event, ctx);
-        return undefined;
-      } catch (error) {
-        return new WebhookHandlerError([error], event);
-      }
-    }
     const results = await Promise.allSettled(handlers.map(async (h) => h(event, ctx)));
     const errors = results
       .filter((r) => r.status === 'rejected')
@@ -147,24 +150,45 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     return errors.length === 0 ? undefined : new WebhookHandlerError(errors, event);
   }
 
+  /**
+   * Runs the handlers, then records the outcome in the store; resolves with the failure, if any, and
+   * never rejects. One async function for the whole run, and no await on what is not a promise (a
+   * synchronous handler, MemoryStore): this runs for every accepted event. With `run`, it is a
+   * background run and is reported finished to the in-flight set.
+   */
   async function process(
     handlers: readonly AnyWebhookHandler[],
     event: AnyWebhookEvent,
     ctx: HandlerContext,
     token: string | undefined,
+    run?: BackgroundRun,
   ): Promise<WebhookHandlerError | undefined> {
-    const error = await runHandlers(handlers, event, ctx);
-    if (token !== undefined) {
-      try {
-        if (error) await store.release(event.id, token);
-        else await store.complete(event.id, token, retainMs);
-      } catch (e) {
-        // The lease will run out on its own; a redelivery then finds the event free again.
-        logger.error(`sms-webhooks: dedupe store failed to record ${event.id}: ${describe(e)}`);
+    let error: WebhookHandlerError | undefined;
+    try {
+      if (handlers.length === 1) {
+        try {
+          const result = handlers[0]!(event, ctx);
+          if (isPromiseLike(result)) await result;
+        } catch (e) {
+          error = new WebhookHandlerError([e], event);
+        }
+      } else {
+        error = await runAll(handlers, event, ctx);
       }
+      if (token !== undefined) {
+        try {
+          const recorded = error ? store.release(event.id, token) : store.complete(event.id, token, retainMs);
+          if (isPromiseLike(recorded)) await recorded;
+        } catch (e) {
+          // The lease will run out on its own; a redelivery then finds the event free again.
+          logger.error(`sms-webhooks: dedupe store failed to record ${event.id}: ${describe(e)}`);
+        }
+      }
+      if (error) reportError(error);
+      return error;
+    } finally {
+      if (run) inFlight.finish(run, error);
     }
-    if (error) reportError(error);
-    return error;
   }
 
   /** May throw or reject: both mean the store is unavailable. */
@@ -197,7 +221,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     const handlers = registry.for(event.type);
     if (handlers.length === 0) return IGNORED;
 
-    let token: string | undefined = randomUUID();
+    let token: string | undefined = ownerToken();
     let claimed: ClaimResult;
     try {
       const answer = claim(event.id, token);
@@ -236,14 +260,14 @@ export function createReceiver(options: ReceiverOptions): Receiver {
         ? errorResponse(500, 'handler_failed', `A handler failed for ${event.id}; the service will retry.`)
         : RECEIVED;
     }
-    // Start handlers on the next turn, so even a synchronous one cannot hold up the ack.
-    const task = new Promise<unknown>((resolve) => {
-      setImmediate(() => resolve(process(handlers, event, ctx, token)));
-    });
-    inFlight.track(task, event.id);
-    if (delivery.waitUntil) {
+    // Handlers start on the next turn, so even a synchronous one cannot hold up the ack. Arguments
+    // rather than a closure: this runs for every accepted event.
+    const { waitUntil } = delivery;
+    const run = inFlight.start(event.id, waitUntil !== undefined);
+    setImmediate(process, handlers, event, ctx, token, run);
+    if (waitUntil !== undefined) {
       try {
-        delivery.waitUntil(task);
+        waitUntil(run.done!);
       } catch (error) {
         // The event is accepted and its handlers run regardless; only the platform's keep-alive failed.
         logger.error(`sms-webhooks: waitUntil failed for ${event.id}: ${describe(error)}`);
@@ -318,7 +342,7 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     reportError,
     handle,
     async runHandlers(event, ctx) {
-      const error = await runHandlers(registry.for(event.type), event, {
+      const error = await runAll(registry.for(event.type), event, {
         attempt: ctx?.attempt,
         receivedAt: ctx?.receivedAt ?? new Date(),
       });
