@@ -4,13 +4,19 @@ import type { ResponseErrorCode } from './errors.js';
 export interface ReceiverResponse {
   status: number;
   headers: Readonly<Record<string, string>>;
+  /** The JSON text to write. */
   body: string;
+  /**
+   * The same body as a value, for frameworks that serialize and set the JSON content type themselves
+   * (Fastify parses a content-type header set by hand on every reply; a value skips that).
+   */
+  json: object;
 }
 
 const JSON_HEADERS = Object.freeze({ 'content-type': 'application/json; charset=utf-8' });
 
-function ok(body: object): ReceiverResponse {
-  return Object.freeze({ status: 200, headers: JSON_HEADERS, body: JSON.stringify(body) });
+function ok(json: object): ReceiverResponse {
+  return Object.freeze({ status: 200, headers: JSON_HEADERS, body: JSON.stringify(json), json });
 }
 
 export const RECEIVED = ok({ received: true });
@@ -23,10 +29,12 @@ export function errorResponse(
   message: string,
   headers?: Record<string, string>,
 ): ReceiverResponse {
+  const json = { error: { code, message } };
   return {
     status,
     headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
-    body: JSON.stringify({ error: { code, message } }),
+    body: JSON.stringify(json),
+    json,
   };
 }
 

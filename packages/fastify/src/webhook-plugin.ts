@@ -20,6 +20,8 @@ declare module 'fastify' {
 const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const EMPTY = Buffer.alloc(0);
 
+type ParserDone = (error: Error | null, body?: Buffer) => void;
+
 const CLIENT_GONE = errorResponse(400, 'payload_invalid', 'The client disconnected mid-body.');
 
 /** A body we refused to read (413, 408): carried from the parser to the error handler as it is. */
@@ -29,8 +31,14 @@ class RefusedBody extends Error {
   }
 }
 
+/** The body goes as a value: Fastify serializes it and sets the JSON content type itself. */
 function send(reply: FastifyReply, response: ReceiverResponse): FastifyReply {
-  return reply.code(response.status).headers(response.headers).send(response.body);
+  reply.code(response.status);
+  const { headers } = response;
+  for (const name in headers) {
+    if (name !== 'content-type') reply.header(name, headers[name]);
+  }
+  return reply.send(response.json);
 }
 
 const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options) => {
@@ -44,15 +52,17 @@ const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options
   // Not wrapped in fastify-plugin: the raw-buffer parser stays inside this context, so the app's other
   // routes keep parsing JSON as usual.
   await fastify.register(async (scope: FastifyInstance) => {
-    // Core reads the body (limit, time-out, lingering close), as for Express and Koa. Fastify caches
-    // the parser of a named type but looks the '*' fallback up afresh each time: name the common one.
-    const parse = async (_request: FastifyRequest, payload: Readable) => {
-      const read = await readRequestBody(payload, receiver.options);
-      if ('body' in read) return read.body;
-      if ('refused' in read) throw new RefusedBody(read.refused);
-      payload.destroy();
-      throw new RefusedBody(CLIENT_GONE); // written to nobody: the client went away mid-body
+    // Core reads the body (limit, time-out, lingering close), as for Express and Koa. A callback
+    // parser, not an async one: Fastify would add a promise hop per request for the latter.
+    const parse = (_request: FastifyRequest, payload: Readable, done: ParserDone) => {
+      readRequestBody(payload, receiver.options).then((read) => {
+        if ('body' in read) return done(null, read.body);
+        if ('aborted' in read) payload.destroy(); // nobody is left to read the answer
+        done(new RefusedBody('refused' in read ? read.refused : CLIENT_GONE));
+      });
     };
+    // Fastify caches the parser of a named type but looks the '*' fallback up afresh each time: name
+    // the type the service sends.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('application/json', parse);
     scope.addContentTypeParser('*', parse);
