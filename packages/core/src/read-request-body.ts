@@ -59,48 +59,57 @@ export function readRequestBody(req: BodyStream, limits: RequestBodyLimits): Pro
   if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
     return Promise.resolve(tooLarge(req, limits));
   }
-  // Listeners are inline and never removed: after settling they do nothing, and whatever still arrives
-  // is dropped. (Named closures would each cost a defineProperty under tsx/esbuild's keepNames.)
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const deadline = setDeadline(limits.bodyTimeoutMs, () => {
-      if (settled) return;
-      settled = true;
-      req.pause();
-      resolve(timedOut(req, limits));
+  return new Promise((resolve) => new BodyRead(req, limits, resolve));
+}
+
+/**
+ * One body being read. Its listeners stay on the request after it settles and drop whatever still
+ * arrives (the lingering close after a refusal reads on); they are arrows calling methods, so no
+ * per-request function is named (tsx/esbuild's keepNames would wrap each one in a defineProperty).
+ */
+class BodyRead {
+  #chunks: Buffer[] = [];
+  #received = 0;
+  #settled = false;
+  readonly #deadline;
+
+  constructor(
+    readonly req: BodyStream,
+    readonly limits: RequestBodyLimits,
+    readonly resolve: (result: RequestBodyResult) => void,
+  ) {
+    this.#deadline = setDeadline(limits.bodyTimeoutMs, () => {
+      if (!this.#settled) this.#settle(timedOut(req, limits));
     });
-    req.on('data', (chunk: Buffer) => {
-      if (settled) return;
-      received += chunk.length;
-      if (received <= limits.maxBodyBytes) {
-        chunks.push(chunk);
-        return;
-      }
-      settled = true;
-      clearDeadline(deadline);
-      req.pause();
-      resolve(tooLarge(req, limits));
-    });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      clearDeadline(deadline);
-      resolve({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received) });
-    });
+    req.on('data', (chunk: Buffer) => this.#data(chunk));
+    req.on('end', () => this.#end());
     // 'close' before 'end' (or an 'error') is a client that disconnected mid-body.
-    req.on('error', () => {
-      if (settled) return;
-      settled = true;
-      clearDeadline(deadline);
-      resolve({ aborted: true });
-    });
-    req.on('close', () => {
-      if (settled) return;
-      settled = true;
-      clearDeadline(deadline);
-      resolve({ aborted: true });
-    });
-  });
+    req.on('error', () => this.#settle({ aborted: true }));
+    req.on('close', () => this.#settle({ aborted: true }));
+  }
+
+  #data(chunk: Buffer): void {
+    if (this.#settled) return;
+    this.#received += chunk.length;
+    if (this.#received > this.limits.maxBodyBytes) {
+      this.#settle(tooLarge(this.req, this.limits));
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  #end(): void {
+    if (this.#settled) return;
+    const chunks = this.#chunks;
+    this.#settle({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#received) });
+  }
+
+  #settle(result: RequestBodyResult): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearDeadline(this.#deadline);
+    // The listeners outlive the read: let go of what was kept, or it lives on with the request.
+    this.#chunks = [];
+    this.resolve(result);
+  }
 }
