@@ -1,7 +1,14 @@
 import { type AnyWebhookEvent, createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADAPTERS, PATH, type RunningServer } from './helpers/adapter-servers.js';
-import { BAD_INPUTS, checkOutcome, handlerCalls, MAX_BODY, SECRET } from './helpers/bad-input-cases.js';
+import {
+  BAD_INPUTS,
+  BODY_TIMEOUT_MS,
+  checkOutcome,
+  handlerCalls,
+  MAX_BODY,
+  SECRET,
+} from './helpers/bad-input-cases.js';
 import { captureLogger } from './helpers/capture-logger.js';
 import { rawExchange } from './helpers/raw-http.js';
 
@@ -12,7 +19,12 @@ describe.each(ADAPTERS)('bad input through $name', (adapter) => {
   const logger = captureLogger();
 
   beforeAll(async () => {
-    receiver = createReceiver({ secret: SECRET, maxBodyBytes: MAX_BODY, logger });
+    receiver = createReceiver({
+      secret: SECRET,
+      maxBodyBytes: MAX_BODY,
+      bodyTimeoutMs: BODY_TIMEOUT_MS,
+      logger,
+    });
     receiver.onAny((event) => {
       handled.push(event);
     });
