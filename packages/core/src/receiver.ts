@@ -186,6 +186,10 @@ export function createReceiver(options: ReceiverOptions): Receiver {
       }
       if (error) reportError(error);
       return error;
+    } catch {
+      // Only a logger that throws gets here (hooks are contained). The outcome stands, and nothing may
+      // escape: a background run's promise has no one to catch it, and would crash the process.
+      return error;
     } finally {
       if (run) inFlight.finish(run, error);
     }

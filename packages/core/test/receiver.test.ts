@@ -250,6 +250,34 @@ describe('receiver.handle', () => {
     expect((await r.handle({ rawBody: d2.body, headers: d2.headers })).status).toBe(200);
   });
 
+  it('survives a logger that throws while a background handler failure is reported', async () => {
+    const store = new MemoryStore();
+    const throwing = {
+      warn() {},
+      error() {
+        throw new Error('logger down');
+      },
+    };
+    const r = createReceiver({ secret, store, logger: throwing });
+    r.on('message.sent', () => {
+      throw new Error('boom');
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const d = deliver('message.sent');
+      expect((await r.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+      expect(await r.drain(1000)).toEqual({ unfinished: [] });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+      // The failure was still recorded: the claim is released, so a redelivery can run it again.
+      expect(await store.claim(d.event.id, 'another', 1000)).toBe('claimed');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('releases the claim when handlers fail in the background, so a redelivery runs them again', async () => {
     const r = createReceiver({ secret, logger: quiet() });
     let calls = 0;
