@@ -14,11 +14,11 @@ interface Claim {
 
 /**
  * A per-process store: right for one instance, wrong for several (use `@sms-webhooks/redis`).
- * Completed records (key → expiry) and live claims sit in two Maps: claims are few and short-lived, so
- * their Map stays small and hot, and the large Map of completed records is touched once per delivery
- * to insert and once to evict. A queue of completed records in insertion order makes eviction of the
- * oldest and the expiry sweep O(1); a record costs little more than its key. No timer: nothing keeps
- * the process alive and expired records are dropped as new ones arrive.
+ * One Map holds every key: a number is a completed record (its expiry), an object a live claim, so a
+ * delivery costs one lookup and one insert to claim and one lookup and one overwrite to complete. A
+ * queue of completed records in insertion order makes eviction of the oldest and the expiry sweep O(1);
+ * a record costs little more than its key. No timer: nothing keeps the process alive and expired
+ * records are dropped as new ones arrive.
  */
 export class MemoryStore implements DedupeStore {
   readonly localKeys = true;
@@ -26,8 +26,9 @@ export class MemoryStore implements DedupeStore {
   readonly #now: () => number;
   // Times are kept relative to construction so they stay small integers (V8 stores those unboxed).
   readonly #epoch: number;
-  readonly #done = new Map<string, number>();
-  readonly #claims = new Map<string, Claim>();
+  readonly #records = new Map<string, number | Claim>();
+  #completed = 0;
+  #claims = 0;
   // Not the Map's own order: V8 leaves deleted entries as holes that `keys().next()` walks past, so
   // taking the oldest from the Map's front costs O(holes) and a full store slows to a crawl.
   readonly #order = new Fifo();
@@ -46,51 +47,49 @@ export class MemoryStore implements DedupeStore {
 
   /** Completed records currently kept (expired ones may linger until swept). */
   get size(): number {
-    return this.#done.size;
+    return this.#completed;
   }
 
   claim(key: string, token: string, leaseMs: number): ClaimResult {
     const now = this.#now() - this.#epoch;
-    const done = this.#done.get(key);
-    if (done !== undefined) {
-      if (done > now) return 'completed';
-      this.#done.delete(key); // expired: its queue entry becomes a leftover
+    const record = this.#records.get(key);
+    if (typeof record === 'number') {
+      if (record > now) return 'completed';
+      this.#completed--; // expired: overwritten below, its queue entry becomes a leftover
+    } else if (record !== undefined) {
+      if (record.expires > now) return 'in-flight';
+      this.#claims--; // a dead claim, replaced below
     }
-    const held = this.#claims.get(key);
-    if (held !== undefined) {
-      if (held.expires > now) return 'in-flight';
-      // a dead claim: replaced below
-    } else if (this.#claims.size >= this.maxEntries) {
-      this.#sweepClaims(now);
-    }
-    this.#claims.set(key, { token, expires: now + leaseMs });
+    if (typeof record !== 'object' && this.#claims >= this.maxEntries) this.#sweepClaims(now);
+    this.#records.set(key, { token, expires: now + leaseMs });
+    this.#claims++;
     return 'claimed';
   }
 
   complete(key: string, token: string, retainMs: number): boolean {
-    const now = this.#takeClaim(key, token);
-    if (now === undefined) return false;
+    const now = this.#now() - this.#epoch;
+    if (!this.#takeClaim(key, token, now, false)) return false;
     this.#dropOldest(now);
     const expires = now + retainMs;
-    this.#done.set(key, expires);
+    this.#records.set(key, expires);
+    this.#completed++;
     this.#order.push(key, expires);
     return true;
   }
 
   release(key: string, token: string): boolean {
-    return this.#takeClaim(key, token) !== undefined;
+    return this.#takeClaim(key, token, this.#now() - this.#epoch, true);
   }
 
-  /**
-   * Ends `token`'s claim on `key`, returning the time when it was still live. A claim whose lease ran
-   * out is gone, as in Redis: the late owner changes nothing.
-   */
-  #takeClaim(key: string, token: string): number | undefined {
-    const held = this.#claims.get(key);
-    if (held === undefined || held.token !== token) return undefined;
-    this.#claims.delete(key);
-    const now = this.#now() - this.#epoch;
-    return held.expires > now ? now : undefined;
+  /** Ends `token`'s claim on `key`; true when it was still live. Deletes the key unless `complete` reuses it. */
+  #takeClaim(key: string, token: string, now: number, release: boolean): boolean {
+    const held = this.#records.get(key);
+    if (typeof held !== 'object' || held.token !== token) return false;
+    this.#claims--;
+    // A claim whose lease ran out is gone, as in Redis: the late owner changes nothing.
+    const live = held.expires > now;
+    if (release || !live) this.#records.delete(key);
+    return live;
   }
 
   /**
@@ -98,13 +97,16 @@ export class MemoryStore implements DedupeStore {
    * claimed again, or completed again since) it is a leftover and skipping it frees nothing.
    */
   #dropOldest(now: number): void {
-    const done = this.#done;
+    const records = this.#records;
     const order = this.#order;
-    if (done.size >= this.maxEntries) {
+    if (this.#completed >= this.maxEntries) {
       // Full: the oldest goes whatever its expiry (one Map lookup per complete, the common case).
-      while (done.size >= this.maxEntries) {
+      while (this.#completed >= this.maxEntries) {
         const key = order.headKey();
-        if (done.get(key) === order.headExpires()) done.delete(key);
+        if (records.get(key) === order.headExpires()) {
+          records.delete(key);
+          this.#completed--;
+        }
         order.shift();
       }
       return;
@@ -114,17 +116,21 @@ export class MemoryStore implements DedupeStore {
     for (let i = 0; i < 2 && order.size > 0; i++) {
       const key = order.headKey();
       const expires = order.headExpires();
-      if (done.get(key) === expires) {
+      if (records.get(key) === expires) {
         if (expires > now) break;
-        done.delete(key);
+        records.delete(key);
+        this.#completed--;
       }
       order.shift();
     }
   }
 
   #sweepClaims(now: number): void {
-    for (const [key, claim] of this.#claims) {
-      if (claim.expires <= now) this.#claims.delete(key);
+    for (const [key, record] of this.#records) {
+      if (typeof record === 'object' && record.expires <= now) {
+        this.#records.delete(key);
+        this.#claims--;
+      }
     }
   }
 }
