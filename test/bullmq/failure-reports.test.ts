@@ -1,27 +1,20 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createReceiver, createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
 import { UnrecoverableError } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
 import {
   captureLogger,
-  closer,
   connectionOf,
   queueReceiver,
   redisStore,
   secret,
   uniqueName,
+  useRedisServer,
   waitFor,
 } from './helpers.js';
 
-let redis: RedisServer;
-const c = closer();
-
-beforeAll(async () => {
-  redis = await startRedisServer({ local: true });
-});
-afterEach(() => c.closeAll());
-afterAll(() => redis?.stop());
+const redis = useRedisServer();
+const c = redis.closer;
 
 async function setUp(attempts: number) {
   const queueName = uniqueName();

@@ -5,6 +5,8 @@ import { createReceiver, type DedupeStore, type Logger, type ReceiverOptions } f
 import { RedisStore } from '@sms-webhooks/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
 export const secret = 'whsec_bullmq0123456789abcdef01234567';
 
@@ -93,4 +95,25 @@ export function queueReceiver(
 export function connectionOf(url: string) {
   const { hostname, port } = new URL(url);
   return { host: hostname, port: Number(port) };
+}
+
+/**
+ * The set-up every queue test file shares: one redis-server for the file (or describe block), and a
+ * closer emptied after each test. Call at the top level of the file or of a describe.
+ */
+export function useRedisServer(): { readonly url: string; closer: Closer } {
+  let server: RedisServer | undefined;
+  const c = closer();
+  beforeAll(async () => {
+    server = await startRedisServer({ local: true });
+  });
+  afterEach(() => c.closeAll());
+  afterAll(() => server?.stop());
+  return {
+    get url() {
+      if (!server) throw new Error('useRedisServer: the server starts in beforeAll; read url inside a test');
+      return server.url;
+    },
+    closer: c,
+  };
 }

@@ -1,15 +1,14 @@
 import { createWorker, eventIdOfJob, jobIdFor } from '@sms-webhooks/bullmq';
 import { createTestDelivery, MemoryStore } from '@sms-webhooks/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
 import {
   captureLogger,
-  closer,
   connectionOf,
   queueReceiver,
   redisStore,
   secret,
   uniqueName,
+  useRedisServer,
   waitFor,
 } from './helpers.js';
 
@@ -32,13 +31,8 @@ describe('jobIdFor', () => {
 });
 
 describe('event ids BullMQ would refuse as job ids', () => {
-  let redis: RedisServer;
-  const c = closer();
-  beforeAll(async () => {
-    redis = await startRedisServer({ local: true });
-  });
-  afterEach(() => c.closeAll());
-  afterAll(() => redis?.stop());
+  const redis = useRedisServer();
+  const c = redis.closer;
 
   it.each([
     ['with a colon', 'evt_a:b'],

@@ -5,29 +5,22 @@ import {
   MemoryStore,
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
 import {
   captureLogger,
-  closer,
   connectionOf,
   queueReceiver,
   redisStore,
   secret,
   uniqueName,
+  useRedisServer,
   waitFor,
 } from './helpers.js';
 
 const json = (r: { body: string }) => JSON.parse(r.body);
 
-let redis: RedisServer;
-const c = closer();
-
-beforeAll(async () => {
-  redis = await startRedisServer({ local: true });
-});
-afterEach(() => c.closeAll());
-afterAll(() => redis?.stop());
+const redis = useRedisServer();
+const c = redis.closer;
 
 describe('enqueue: receiver with dispatch: enqueueTo(queue)', () => {
   it('answers 200 only with the job in Redis, job id = event id, and a duplicate delivery makes no second job', async () => {

@@ -1,15 +1,14 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createReceiver, createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { describe, expect, it } from 'vitest';
 import {
   captureLogger,
-  closer,
   connectionOf,
   queueReceiver,
   redisStore,
   secret,
   uniqueName,
+  useRedisServer,
   waitFor,
 } from './helpers.js';
 import { spawnHangingWorker } from './worker-process.js';
@@ -17,14 +16,8 @@ import { spawnHangingWorker } from './worker-process.js';
 // Short enough to keep the tests quick, long enough that a busy machine still renews locks in time.
 const fast = { lockDuration: 2000, stalledInterval: 500, maxStalledCount: 1 };
 
-let redis: RedisServer;
-const c = closer();
-
-beforeAll(async () => {
-  redis = await startRedisServer({ local: true });
-});
-afterEach(() => c.closeAll());
-afterAll(() => redis?.stop());
+const redis = useRedisServer();
+const c = redis.closer;
 
 async function enqueueOne(queueName: string) {
   const store = await redisStore(redis.url, c);
