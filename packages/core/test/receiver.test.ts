@@ -340,7 +340,10 @@ describe('receiver.handle', () => {
       'mismatched',
       (h: Record<string, string>) => ({
         ...h,
-        'x-service-signature': h['x-service-signature']!.replace(/v1=./, 'v1=0'),
+        // Flip the first hex digit (replacing it with a fixed '0' left 1 in 16 signatures unchanged).
+        'x-service-signature': h['x-service-signature']!.replace(/v1=(.)/, (_m, c: string) =>
+          c === '0' ? 'v1=1' : 'v1=0',
+        ),
       }),
       400,
       'signature_mismatch',
