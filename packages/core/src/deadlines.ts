@@ -40,7 +40,10 @@ export function setDeadline(ms: number, onExpiry: () => void): Deadline {
   return deadline;
 }
 
+/**
+ * The sweeper is left to stop itself on its next tick when nothing is pending: stopping it here would
+ * restart it (a timer-list insert) for nearly every request on a server that reads bodies one at a time.
+ */
 export function clearDeadline(deadline: Deadline): void {
   pending.delete(deadline);
-  if (pending.size === 0 && sweeper !== undefined) stop();
 }
