@@ -57,6 +57,20 @@ describe('verifyWebhook', () => {
     }
   });
 
+  it('decodes ASCII and non-ASCII UTF-8 bodies alike, from a Buffer or a bare Uint8Array', () => {
+    for (const text of ['plain ascii', 'Grüße, ça va? 你好 👋']) {
+      const body = envelope({ data: { id: 'msg_1', to: '+15555550100', text } });
+      const bytes = Buffer.from(body, 'utf8');
+      // A view into a larger buffer, at an offset: the decode must read exactly its own bytes.
+      const padded = Buffer.concat([Buffer.from('xx'), bytes, Buffer.from('yy')]);
+      const view = new Uint8Array(padded.buffer, padded.byteOffset + 2, bytes.length);
+      for (const raw of [bytes, view]) {
+        const event = verifyWebhook(raw, signed(body), { secret, now }) as { data: { text?: string } };
+        expect(event.data.text).toBe(text);
+      }
+    }
+  });
+
   it('verifies the raw bytes: re-serialised JSON with other spacing does not match', () => {
     const body =
       '{ "id":"evt_1", "object":"event","type":"webhook.test","created_at":"x","test":true,"data":{} }';
