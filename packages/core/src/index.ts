@@ -43,6 +43,7 @@ export {
   type RequestBodyLimits,
   type RequestBodyResult,
   readRequestBody,
+  readRequestBodyThen,
   requestBodyConsumed,
 } from './read-request-body.js';
 export { createReceiver, type ErrorHandler, type IncomingDelivery, type Receiver } from './receiver.js';

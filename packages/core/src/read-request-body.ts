@@ -55,11 +55,26 @@ export function requestBodyConsumed(req: IncomingMessage & { _body?: unknown }):
  * that has not fully arrived within `bodyTimeoutMs` (a client trickling bytes) is refused with 408.
  */
 export function readRequestBody(req: BodyStream, limits: RequestBodyLimits): Promise<RequestBodyResult> {
+  return new Promise((resolve) => readRequestBodyThen(req, limits, resolve));
+}
+
+/**
+ * `readRequestBody` for callback code (Fastify's body parsers): `done` is called once, never before this
+ * returns. No promise, so no microtask hop per request.
+ */
+export function readRequestBodyThen(
+  req: BodyStream,
+  limits: RequestBodyLimits,
+  done: (result: RequestBodyResult) => void,
+): void {
   const declared = req.headers?.['content-length'];
   if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
-    return Promise.resolve(tooLarge(req, limits));
+    const refused = tooLarge(req, limits);
+    // Never synchronously: a caller may not expect its callback before this call returns.
+    queueMicrotask(() => done(refused));
+  } else {
+    new BodyRead(req, limits, done);
   }
-  return new Promise((resolve) => new BodyRead(req, limits, resolve));
 }
 
 /**

@@ -4,7 +4,7 @@ import {
   METHOD_NOT_ALLOWED,
   type Receiver,
   type ReceiverResponse,
-  readRequestBody,
+  readRequestBodyThen,
 } from '@sms-webhooks/core';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -52,10 +52,10 @@ const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options
   // Not wrapped in fastify-plugin: the raw-buffer parser stays inside this context, so the app's other
   // routes keep parsing JSON as usual.
   await fastify.register(async (scope: FastifyInstance) => {
-    // Core reads the body (limit, time-out, lingering close), as for Express and Koa. A callback
-    // parser, not an async one: Fastify would add a promise hop per request for the latter.
+    // Core reads the body (limit, time-out, lingering close), as for Express and Koa. Callbacks all the
+    // way, not an async parser: Fastify would add a promise hop per request for the latter.
     const parse = (_request: FastifyRequest, payload: Readable, done: ParserDone) => {
-      readRequestBody(payload, receiver.options).then((read) => {
+      readRequestBodyThen(payload, receiver.options, (read) => {
         if ('body' in read) return done(null, read.body);
         if ('aborted' in read) payload.destroy(); // nobody is left to read the answer
         done(new RefusedBody('refused' in read ? read.refused : CLIENT_GONE));
@@ -70,9 +70,14 @@ const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options
       if (!(error instanceof RefusedBody)) throw error;
       return send(reply, error.response);
     });
-    scope.post(path, async (request, reply) => {
+    // Not an async handler: Fastify would wrap its promise in one more. handle() never rejects for a
+    // bad delivery (those are answers); a rejection is a bug and goes to Fastify's error handling.
+    scope.post(path, (request, reply) => {
       const rawBody = request.body === undefined || request.body === null ? EMPTY : request.body;
-      return send(reply, await receiver.handle({ rawBody, headers: request.headers }));
+      receiver.handle({ rawBody, headers: request.headers }).then(
+        (response) => send(reply, response),
+        (error: unknown) => reply.send(error),
+      );
     });
     scope.route({
       method: [...OTHER_METHODS],
