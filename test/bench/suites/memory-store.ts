@@ -74,6 +74,26 @@ function mapPairs(ids: readonly string[]): void {
   }
 }
 
+// The bound `storePairs` runs with: the default store.
+const DEFAULT_BOUND = new MemoryStore().maxEntries;
+
+/**
+ * The least work any bounded store can do: one Map from id to expiry, a lookup that misses, an insert,
+ * and the delete of the id that fell off the bound (taken from the id list, so no queue). No claim state,
+ * no token, one clock read. On a 100k-entry Map this is memory-bound: the lookup and the delete each land
+ * on cold hash buckets, which is what sets the pace for every store here.
+ */
+function boundedPairs(ids: readonly string[]): void {
+  const done = new Map<string, number>();
+  const epoch = Date.now();
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (done.get(id) !== undefined) throw new Error('seen');
+    done.set(id, Date.now() - epoch + RETAIN_MS);
+    if (i >= DEFAULT_BOUND) done.delete(ids[i - DEFAULT_BOUND]!);
+  }
+}
+
 /** Bytes of heap each kept record costs, its id string included (the store is what keeps it alive). */
 function heapPerEntry(entries: number, gc: () => void): number {
   const store = new MemoryStore({ maxEntries: entries });
@@ -98,28 +118,22 @@ export function runMemoryStore(profile: MemoryStoreProfile): SuiteResult {
   const started = performance.now();
   const gc = getGc();
   const ids = makeIds(profile.pairs, 7);
-  // Warm both up on a slice, then alternate who goes first.
-  storePairs(ids.slice(0, 50_000));
-  mapPairs(ids.slice(0, 50_000));
-  const store: number[] = [];
-  const maps: number[] = [];
+  const contenders = [storePairs, boundedPairs, mapPairs];
+  const samples = contenders.map(() => [] as number[]);
+  // Warm each up on a slice, then rotate who goes first.
+  for (const run of contenders) run(ids.slice(0, 50_000));
   for (let round = 0; round < profile.rounds; round++) {
-    gc();
-    if (round % 2 === 0) {
-      store.push(timePairs(ids, storePairs));
+    for (let k = 0; k < contenders.length; k++) {
+      const at = (round + k) % contenders.length;
       gc();
-      maps.push(timePairs(ids, mapPairs));
-    } else {
-      maps.push(timePairs(ids, mapPairs));
-      gc();
-      store.push(timePairs(ids, storePairs));
+      samples[at]!.push(timePairs(ids, contenders[at]!));
     }
   }
-  const pairsPerSec = median(store);
-  const mapPerSec = median(maps);
+  const [pairsPerSec, boundedPerSec, mapPerSec] = samples.map(median) as [number, number, number];
   const perEntry = heapPerEntry(profile.keptEntries, gc);
   const bars = [
-    bar(`${formatRate(profile.pairs)} claim+complete pairs: pairs/s`, pairsPerSec / 1e6, 1, 'M/s'),
+    // The issue's wording: "one million claim+complete pairs: >= 1 million operations per second".
+    bar(`${formatRate(profile.pairs)} claim+complete pairs: operations/s`, (pairsPerSec * 2) / 1e6, 1, 'M/s'),
     bar(
       `heap per kept entry (32-char ids, ${formatRate(profile.keptEntries)} kept)`,
       perEntry,
@@ -137,6 +151,12 @@ export function runMemoryStore(profile: MemoryStoreProfile): SuiteResult {
         columns: ['contender', 'pairs/s', 'operations/s', 'ours / this'],
         rows: [
           ['ours: MemoryStore', formatRate(pairsPerSec), formatRate(pairsPerSec * 2), '1.00x'],
+          [
+            'floor: one bare Map, bounded to 100k',
+            formatRate(boundedPerSec),
+            formatRate(boundedPerSec * 2),
+            formatRatio(pairsPerSec / boundedPerSec),
+          ],
           [
             'floor: two bare Maps, unbounded',
             formatRate(mapPerSec),
@@ -157,7 +177,8 @@ export function runMemoryStore(profile: MemoryStoreProfile): SuiteResult {
     ],
     bars,
     notes: [
-      'The bar counts a claim+complete pair as one operation (the stricter reading); operations/s counts each call.',
+      'An operation is one store call (claim or complete), as the issue words the bar; pairs/s is half of it.',
+      'The bounded floor does less than any real store (no claim state, no eviction queue) and still pays two cold hash lookups per pair on a 100k-entry Map; the unbounded floor pays one, and never evicts.',
       'Heap measured with gc() between fills; the default store (100k entries) evicts past its bound, the heap run keeps every entry.',
     ],
     seconds: (performance.now() - started) / 1000,
