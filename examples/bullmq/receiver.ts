@@ -20,8 +20,18 @@ const receiver = createWebhookReceiver({
 
 const app = express();
 app.all('/webhooks', webhookMiddleware(receiver));
+// A readiness probe: with the offline queue off, a delivery that arrives before Redis is connected
+// gets a 503, so load balancers (and start.ts) wait for this to say yes before sending any.
+let queueReady = false;
+queue.waitUntilReady().then(
+  () => {
+    queueReady = true;
+  },
+  () => {},
+);
 app.get('/health', (_req, res) => {
-  res.json({ ok: true });
+  const ok = redis.status === 'ready' && queueReady;
+  res.status(ok ? 200 : 503).json({ ok, redis: redis.status, queue: queueReady ? 'ready' : 'connecting' });
 });
 const server = app.listen(Number(process.env.PORT ?? 3000), () => {
   const { port } = server.address() as AddressInfo;
@@ -29,11 +39,14 @@ const server = app.listen(Number(process.env.PORT ?? 3000), () => {
 });
 
 async function shutdown(): Promise<void> {
+  // Bounded, and a close that fails (Redis already gone, say) is reported instead of crashing the exit.
+  setTimeout(() => process.exit(1), 15_000).unref();
   server.close();
   server.closeIdleConnections();
   await receiver.close(10_000);
-  await queue.close();
-  await redis.quit();
+  for (const closed of await Promise.allSettled([queue.close(), redis.quit()])) {
+    if (closed.status === 'rejected') console.error(`receiver: close: ${String(closed.reason)}`);
+  }
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown());

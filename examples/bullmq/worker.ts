@@ -23,9 +23,12 @@ const worker = createWorker(
 worker.on('ready', () => console.log(`worker ready (queue ${QUEUE_NAME})`));
 
 async function shutdown(): Promise<void> {
-  // Waits for running jobs; a job cut off by a hard kill is picked up again by another worker.
-  await worker.close();
-  await redis.quit();
+  // Waits for running jobs, but not forever (Redis may be gone): a job cut off here is picked up again
+  // by another worker once its lock expires.
+  setTimeout(() => process.exit(1), 30_000).unref();
+  for (const closed of await Promise.allSettled([worker.close(), redis.quit()])) {
+    if (closed.status === 'rejected') console.error(`worker: close: ${String(closed.reason)}`);
+  }
   process.exit(0);
 }
 process.once('SIGTERM', () => void shutdown());
