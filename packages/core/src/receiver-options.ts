@@ -1,7 +1,7 @@
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import { type DedupeStore, isDedupeStore } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from './headers.js';
+import { HmacKey } from './hmac-key.js';
 import type { Logger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
 
@@ -39,7 +39,7 @@ export interface ReceiverOptions {
 }
 
 export interface ResolvedOptions {
-  keys: KeyObject[];
+  keys: HmacKey[];
   tolerance: number;
   store: DedupeStore;
   retainMs: number;
@@ -151,7 +151,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     fail('`dispatch` must be a function that hands an event on and resolves once it is stored.');
   }
   return {
-    keys: checkSecrets(options.secret).map((s) => createSecretKey(Buffer.from(s, 'utf8'))),
+    keys: checkSecrets(options.secret).map((s) => new HmacKey(s)),
     tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
     store: options.store ?? new MemoryStore(),
     retainMs: positive('retainMs', options.retainMs, 24 * 60 * 60 * 1000, true),

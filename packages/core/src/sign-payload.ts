@@ -1,13 +1,17 @@
-import { createHmac, type KeyObject } from 'node:crypto';
+import { createHmac, KeyObject } from 'node:crypto';
+import { hmacKeyFor } from './hmac-key.js';
 import type { RawBody } from './raw-body.js';
 
-/** HMAC-SHA256 over `${t}.` + body, streamed into the HMAC so the body is never copied. */
+/** HMAC-SHA256 over `${t}.` + body: the `v1` signature's 32 bytes. */
 export function computeSignature(
   timestampText: string,
   rawBody: RawBody,
   secret: string | KeyObject,
 ): Buffer {
-  return createHmac('sha256', secret).update(`${timestampText}.`).update(rawBody).digest();
+  if (secret instanceof KeyObject) {
+    return createHmac('sha256', secret).update(`${timestampText}.`).update(rawBody).digest();
+  }
+  return hmacKeyFor(secret).sign(timestampText, rawBody);
 }
 
 export interface SignOptions {

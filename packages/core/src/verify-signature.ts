@@ -1,8 +1,8 @@
-import { type KeyObject, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
+import { type HmacKey, hmacKeyFor } from './hmac-key.js';
 import type { RawBody } from './raw-body.js';
 import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, positive } from './receiver-options.js';
-import { computeSignature } from './sign-payload.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
 
 export { DEFAULT_TOLERANCE_SECONDS };
@@ -19,7 +19,7 @@ export interface VerifySignatureOptions {
 export function checkSignature(
   rawBody: RawBody,
   header: SignatureHeader,
-  keys: readonly (string | KeyObject)[],
+  keys: readonly HmacKey[],
   tolerance: number,
   now: number,
 ): void {
@@ -30,7 +30,7 @@ export function checkSignature(
     );
   }
   for (const key of keys) {
-    const expected = computeSignature(header.timestampText, rawBody, key);
+    const expected = key.sign(header.timestampText, rawBody);
     for (const candidate of header.signatures) {
       if (timingSafeEqual(expected, candidate)) return;
     }
@@ -42,7 +42,7 @@ export function checkSignature(
 }
 
 export interface CheckedOptions {
-  keys: readonly string[];
+  keys: readonly HmacKey[];
   tolerance: number;
   now: number;
 }
@@ -63,7 +63,7 @@ export function checkVerifyOptions(options: VerifySignatureOptions, caller: stri
     );
   }
   return {
-    keys: checkSecrets(options.secret),
+    keys: checkSecrets(options.secret).map(hmacKeyFor),
     tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
     now: now ?? Math.floor(Date.now() / 1000),
   };

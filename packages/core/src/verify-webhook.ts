@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto';
 import type { AnyWebhookEvent } from './event-types.js';
 import {
   DEFAULT_HEADER_PREFIX,
@@ -7,6 +6,7 @@ import {
   headerNames,
   readHeader,
 } from './headers.js';
+import type { HmacKey } from './hmac-key.js';
 import { checkEventHeaders, parseEvent } from './parse-event.js';
 import { isRawBody, type RawBody } from './raw-body.js';
 import { checkHeaderPrefix } from './receiver-options.js';
@@ -30,7 +30,7 @@ export type Verifier = (rawBody: RawBody, headers: HeaderSource, now?: number) =
 function verify(
   rawBody: RawBody,
   headers: HeaderSource,
-  keys: readonly (string | KeyObject)[],
+  keys: readonly HmacKey[],
   tolerance: number,
   names: HeaderNames,
   now: number,
@@ -44,11 +44,7 @@ function verify(
 }
 
 /** A verifier with its options resolved once; the receiver keeps one for its lifetime. */
-export function createVerifier(
-  keys: readonly (string | KeyObject)[],
-  tolerance: number,
-  names: HeaderNames,
-): Verifier {
+export function createVerifier(keys: readonly HmacKey[], tolerance: number, names: HeaderNames): Verifier {
   return (rawBody, headers, now = Math.floor(Date.now() / 1000)) =>
     verify(rawBody, headers, keys, tolerance, names, now);
 }
