@@ -19,7 +19,20 @@ const SECRETS: (string | Uint8Array)[] = [
 ];
 
 // Around the one-shot limit (16 KiB of body, plus the timestamp), and well past it.
-const BODY_SIZES = [0, 1, 55, 56, 63, 64, 1024, 16 * 1024 - 12, 16 * 1024 - 11, 16 * 1024, 16 * 1024 + 1, 100_000];
+const BODY_SIZES = [
+  0,
+  1,
+  55,
+  56,
+  63,
+  64,
+  1024,
+  16 * 1024 - 12,
+  16 * 1024 - 11,
+  16 * 1024,
+  16 * 1024 + 1,
+  100_000,
+];
 
 function body(size: number, seed: number): Buffer {
   const b = Buffer.alloc(size);
