@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nextMessage, stopChild } from './lib/child.js';
-import { startLoadRunner } from './lib/http-harness.js';
+import { type LoadRunner, startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
@@ -41,11 +41,7 @@ function mainThreadInstructions(dir: string): number {
   return Number(total[1]);
 }
 
-async function measure(
-  framework: Framework,
-  contender: ContenderName,
-  load: Awaited<ReturnType<typeof startLoadRunner>>,
-) {
+async function measure(framework: Framework, contender: ContenderName, load: LoadRunner) {
   const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
   const config = { framework, contender, store: 'memory', maxBodyBytes: 1024 * 1024 };
   const child = fork(
