@@ -1,3 +1,4 @@
+export { BodyBudget } from './body-budget.js';
 export type { Awaitable, ClaimResult, DedupeStore } from './dedupe-store.js';
 export { isDedupeStore } from './dedupe-store.js';
 export type { Dispatch, DispatchClaim, DispatchedEvent } from './dispatch.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
+import type { BodyBudget, BudgetedRead } from './body-budget.js';
 import { clearDeadline, setDeadline } from './deadlines.js';
 import { lingerOnClose } from './linger-close.js';
 import { errorResponse, payloadTooLarge, type ReceiverResponse } from './responses.js';
@@ -19,6 +20,8 @@ export type RequestBodyResult =
 export interface RequestBodyLimits {
   maxBodyBytes: number;
   bodyTimeoutMs: number;
+  /** Shared by all of a receiver's requests: caps the body bytes held at once (see BodyBudget). */
+  bodyBudget?: BodyBudget;
 }
 
 const CLOSE = { connection: 'close' };
@@ -82,9 +85,11 @@ export function readRequestBodyThen(
  * arrives (the lingering close after a refusal reads on); they are arrows calling methods, so no
  * per-request function is named (tsx/esbuild's keepNames would wrap each one in a defineProperty).
  */
-class BodyRead {
+class BodyRead implements BudgetedRead {
   #chunks: Buffer[] = [];
   #received = 0;
+  /** What the budget counts as ours: the chunks kept so far. */
+  #held = 0;
   #settled = false;
   readonly #deadline;
 
@@ -111,6 +116,19 @@ class BodyRead {
       return;
     }
     this.#chunks.push(chunk);
+    const budget = this.limits.bodyBudget;
+    if (budget) {
+      this.#held += chunk.length;
+      budget.add(this, chunk.length, this.#held);
+    }
+  }
+
+  pause(): void {
+    this.req.pause();
+  }
+
+  resume(): void {
+    if (!this.#settled) this.req.resume();
   }
 
   #end(): void {
@@ -123,6 +141,7 @@ class BodyRead {
     if (this.#settled) return;
     this.#settled = true;
     clearDeadline(this.#deadline);
+    if (this.#held > 0) this.limits.bodyBudget?.release(this, this.#held);
     // The listeners outlive the read: let go of what was kept, or it lives on with the request.
     this.#chunks = [];
     this.resolve(result);

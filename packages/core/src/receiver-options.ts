@@ -1,3 +1,4 @@
+import { BodyBudget } from './body-budget.js';
 import { type DedupeStore, isDedupeStore } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from './headers.js';
@@ -32,6 +33,11 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** How long the Node adapters wait for the whole body before answering 408. Default 10 s. */
   bodyTimeoutMs?: number;
+  /**
+   * Body bytes the Node adapters hold at once, over all requests being read. Past it, bodies over 64 KiB
+   * wait their turn (the oldest reads on), so a burst of large uploads cannot run memory up. Default 16 MiB.
+   */
+  maxBufferedBodyBytes?: number;
   /** Default `console`. Never given a secret or a full signature. */
   logger?: Logger;
   /** Hand verified, claimed events elsewhere (a durable queue) instead of running handlers here. */
@@ -49,6 +55,7 @@ export interface ResolvedOptions {
   names: HeaderNames;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
+  bodyBudget: BodyBudget;
   logger: Logger;
   dispatch: Dispatch | undefined;
 }
@@ -64,6 +71,7 @@ const KNOWN_OPTIONS = new Set([
   'headerPrefix',
   'maxBodyBytes',
   'bodyTimeoutMs',
+  'maxBufferedBodyBytes',
   'logger',
   'dispatch',
 ]);
@@ -161,6 +169,9 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     names: headerNames(prefix),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 1024 * 1024, true),
     bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, 10_000, true),
+    bodyBudget: new BodyBudget(
+      positive('maxBufferedBodyBytes', options.maxBufferedBodyBytes, 16 * 1024 * 1024, true),
+    ),
     logger,
     dispatch: options.dispatch,
   };

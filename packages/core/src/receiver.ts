@@ -44,7 +44,15 @@ export interface Receiver {
   readonly options: Readonly<
     Pick<
       ResolvedOptions,
-      'maxBodyBytes' | 'bodyTimeoutMs' | 'respond' | 'names' | 'logger' | 'store' | 'retainMs' | 'leaseMs'
+      | 'maxBodyBytes'
+      | 'bodyTimeoutMs'
+      | 'bodyBudget'
+      | 'respond'
+      | 'names'
+      | 'logger'
+      | 'store'
+      | 'retainMs'
+      | 'leaseMs'
     >
   >;
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
@@ -97,7 +105,7 @@ function describe(error: unknown): string {
 
 export function createReceiver(options: ReceiverOptions): Receiver {
   const opts = resolveOptions(options);
-  const { store, logger, names, leaseMs, retainMs, maxBodyBytes, bodyTimeoutMs } = opts;
+  const { store, logger, names, leaseMs, retainMs, maxBodyBytes, bodyTimeoutMs, bodyBudget } = opts;
   const verify = createVerifier(opts.keys, opts.tolerance, names);
   const registry = new HandlerRegistry();
   const errorHandlers: ErrorHandler[] = [];
@@ -320,7 +328,17 @@ export function createReceiver(options: ReceiverOptions): Receiver {
   }
 
   const receiver: Receiver = {
-    options: { maxBodyBytes, bodyTimeoutMs, respond: opts.respond, names, logger, store, retainMs, leaseMs },
+    options: {
+      maxBodyBytes,
+      bodyTimeoutMs,
+      bodyBudget,
+      respond: opts.respond,
+      names,
+      logger,
+      store,
+      retainMs,
+      leaseMs,
+    },
     on(type, handler) {
       if (typeof handler !== 'function')
         throw new TypeError('sms-webhooks: on(type, handler) needs a function.');

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { type RequestBodyLimits, readRequestBody } from '@sms-webhooks/core';
+import { BodyBudget, type RequestBodyLimits, readRequestBody } from '@sms-webhooks/core';
+import { deferred } from './helpers.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -119,6 +120,91 @@ describe('readRequestBody: what a refused body still costs', () => {
       // Node hands out the parser freed last (here to the next client request, in this same process):
       // the test is only worth something if the refused connection's parser parsed again.
       assert.ok(parsers.slice(1).includes(parsers[0]), "the refused connection's parser was reused");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('readRequestBody with a BodyBudget', () => {
+  it('holds large bodies to the budget, reads them all in turn, and never makes a small one wait', async () => {
+    const budget = new BodyBudget(256 * KiB);
+    let maxHeld = 0;
+    let maxPaused = 0;
+    const meter = setInterval(() => {
+      maxHeld = Math.max(maxHeld, budget.heldBytes);
+      maxPaused = Math.max(maxPaused, budget.pausedReads);
+    }, 1);
+    const server = await listen(bodyEcho({ maxBodyBytes: MiB, bodyTimeoutMs: 10_000, bodyBudget: budget }));
+    try {
+      // Eight uploads send 600 KiB each, then hold the rest back until the small delivery has its answer.
+      const release = deferred();
+      const bodies = Array.from({ length: 8 }, (_, i) => Buffer.alloc(900 * KiB, 0x30 + i));
+      const large = bodies.map((body) => {
+        return new Promise<{ status: number; text: string }>((resolve, reject) => {
+          const req = request(
+            {
+              port: server.port,
+              host: '127.0.0.1',
+              method: 'POST',
+              agent: false,
+              headers: { 'content-length': body.length },
+            },
+            (res) => {
+              let text = '';
+              res.on('data', (c: Buffer) => {
+                text += c;
+              });
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+            },
+          );
+          req.on('error', reject);
+          req.write(body.subarray(0, 600 * KiB));
+          release.promise.then(() => req.end(body.subarray(600 * KiB)));
+        });
+      });
+      while (budget.pausedReads < 6) await new Promise((resolve) => setTimeout(resolve, 10));
+      const small = Buffer.from('{"id":"evt_1"}');
+      const reply = await post(server.port, small);
+      assert.deepEqual(JSON.parse(reply.text), { length: small.length, sha: sha(small) });
+      assert.ok(budget.pausedReads >= 6, 'the small body was read while the large ones waited');
+      release.resolve();
+      const replies = await Promise.all(large);
+      replies.forEach((r, i) => {
+        assert.equal(r.status, 200, r.text);
+        assert.deepEqual(JSON.parse(r.text), { length: bodies[i]!.length, sha: sha(bodies[i]!) });
+      });
+      // Past the budget by at most the oldest body (it never waits) and, per read, its first 64 KiB (small
+      // bodies never wait) and the chunk that found the budget spent.
+      assert.ok(maxHeld <= 256 * KiB + 900 * KiB + 8 * 128 * KiB, `held at most ${maxHeld} bytes`);
+      assert.ok(maxPaused >= 6);
+      assert.equal(budget.heldBytes, 0, 'every read gave its bytes back');
+      assert.equal(budget.pausedReads, 0);
+    } finally {
+      clearInterval(meter);
+      await server.close();
+    }
+  });
+
+  it('gives back the bytes of refused and abandoned bodies', async () => {
+    const budget = new BodyBudget(128 * KiB);
+    const server = await listen(
+      bodyEcho({ maxBodyBytes: 512 * KiB, bodyTimeoutMs: 10_000, bodyBudget: budget }),
+    );
+    try {
+      const refused = await post(server.port, Buffer.alloc(600 * KiB, 0x20));
+      assert.equal(refused.status, 413);
+      // A client that sends half a large body and disconnects.
+      const socket = connect(server.port, '127.0.0.1');
+      socket.write(`POST / HTTP/1.1\r\nhost: x\r\ncontent-length: ${400 * KiB}\r\n\r\n`);
+      socket.write(Buffer.alloc(200 * KiB, 0x20));
+      while (budget.heldBytes < 100 * KiB) await new Promise((resolve) => setTimeout(resolve, 5));
+      socket.destroy();
+      while (budget.heldBytes > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(budget.pausedReads, 0);
+      const body = Buffer.alloc(300 * KiB, 0x41);
+      const reply = await post(server.port, body);
+      assert.deepEqual(JSON.parse(reply.text), { length: body.length, sha: sha(body) });
     } finally {
       await server.close();
     }

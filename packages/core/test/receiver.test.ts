@@ -29,6 +29,7 @@ describe('createReceiver options', () => {
     [{ secret: 'whsec_a', onStoreError: 'ignore' }, /`onStoreError`/],
     [{ secret: 'whsec_a', leaseMs: 1.5 }, /`leaseMs` must be a positive integer/],
     [{ secret: 'whsec_a', maxBodyBytes: 0 }, /`maxBodyBytes`/],
+    [{ secret: 'whsec_a', maxBufferedBodyBytes: 1.5 }, /`maxBufferedBodyBytes` must be a positive integer/],
     [{ secret: 'whsec_a', store: {} }, /`store` must implement claim, complete and release/],
     [{ secret: 'whsec_a', headerPrefix: 'x service' }, /`headerPrefix`/],
     [{ secret: 'whsec_a', logger: {} }, /`logger` must have warn\(\) and error\(\)/],

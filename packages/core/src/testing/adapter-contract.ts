@@ -29,8 +29,9 @@ export interface AdapterContractOptions extends Partial<TestApi> {
   path?: string;
   /**
    * Whether the adapter owns the Node socket, so it can make the close after an early 413 a lingering
-   * one (default true). A Web-standard `(Request) => Response` handler does not: there the platform's
-   * server closes the connection, and the row that needs the lingering close is left out.
+   * one (default true), and reads the body with core's Node reader (limits, `maxBufferedBodyBytes`). A
+   * Web-standard `(Request) => Response` handler does not: there the platform's server closes the
+   * connection and reads the body, and the rows that need either are left out.
    */
   ownsConnection?: boolean;
 }
@@ -140,6 +141,30 @@ function writeAllThenRead(url: string, head: Record<string, string | number>, bo
     });
   });
   return within(answer, `POST ${url} (written whole, then read)`);
+}
+
+/** Sends the body's first `first` bytes, then the rest once `gate` resolves. */
+function sendHeldBack(
+  url: string,
+  delivery: { body: string; headers: Record<string, string> },
+  first: number,
+  gate: Promise<void>,
+): Promise<Reply> {
+  const body = Buffer.from(delivery.body);
+  const answer = new Promise<Reply>((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: delivery.headers, agent: false });
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString() }),
+      );
+    });
+    req.on('error', reject);
+    req.write(body.subarray(0, first));
+    gate.then(() => req.end(body.subarray(first)));
+  });
+  return within(answer, `POST ${url} (held back)`, 3 * TIMEOUT_MS);
 }
 
 function post(url: string, delivery: { body: string | Buffer; headers: Record<string, string> }) {
@@ -562,6 +587,36 @@ export function runAdapterContract(
               ]),
             );
             assertError(chunked, 413, 'payload_too_large');
+          },
+        );
+      });
+    }
+
+    if (api?.ownsConnection !== false) {
+      it('holds concurrent large bodies to maxBufferedBodyBytes, and still accepts every one', async () => {
+        const handled = new Set<string>();
+        await withServer(
+          { maxBodyBytes: 1024 * 1024, maxBufferedBodyBytes: 128 * 1024, respond: 'after-handlers' },
+          (r) => r.on('message.sent', (event) => void handled.add(event.id)),
+          async (url, receiver) => {
+            const budget = receiver.options.bodyBudget;
+            const deliveries = Array.from({ length: 6 }, () => {
+              const d = createTestDelivery('message.sent', { secret: SECRET });
+              const body = d.body + ' '.repeat(600 * 1024 - Buffer.byteLength(d.body));
+              return { id: d.event.id, ...signed(body, { 'x-service-event-id': d.event.id }) };
+            });
+            // Half of each body first: six reads of 300 KiB cannot all fit a 128 KiB budget.
+            const gate = defer();
+            const replies = deliveries.map((d) => sendHeldBack(url, d, 300 * 1024, gate.promise));
+            const paused = (async () => {
+              while (budget.pausedReads < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+            })();
+            await within(paused, 'four of six large bodies paused by the budget');
+            gate.resolve();
+            for (const reply of await Promise.all(replies)) assertJson(reply, 200, { received: true });
+            assert.deepEqual([...handled].sort(), deliveries.map((d) => d.id).sort());
+            assert.equal(budget.heldBytes, 0, 'every body gave its bytes back');
+            assert.equal(budget.pausedReads, 0);
           },
         );
       });
