@@ -51,14 +51,18 @@ export class BodyBudget {
   /** `read` is done (whole, refused or gone) and lets go of the `bytes` it held. */
   release(read: BudgetedRead, bytes: number): void {
     this.#held -= bytes;
-    const wasOldest = this.#large.values().next().value === read;
-    this.#large.delete(read);
-    this.#paused.delete(read);
-    if (wasOldest) {
-      const oldest = this.#large.values().next().value;
-      if (oldest && this.#paused.delete(oldest)) oldest.resume();
+    const large = this.#large;
+    // Every delivery comes through here: a small body costs a subtraction and a Set lookup.
+    if (large.size > 0 && large.has(read)) {
+      const wasOldest = large.values().next().value === read;
+      large.delete(read);
+      this.#paused.delete(read);
+      if (wasOldest) {
+        const oldest = large.values().next().value;
+        if (oldest && this.#paused.delete(oldest)) oldest.resume();
+      }
     }
-    if (this.#held <= this.limitBytes) this.#resumeNext();
+    if (this.#paused.size > 0 && this.#held <= this.limitBytes) this.#resumeNext();
   }
 
   /** One at a time: each resumed read lets the next one go when its bytes still fit. */
