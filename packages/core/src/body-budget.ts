@@ -15,7 +15,7 @@ export interface BudgetedRead {
  *
  * - Small bodies never wait, so a burst of large ones cannot hold up webhook deliveries.
  * - The oldest large body always reads on, so reading always progresses: some body finishes (or is
- *   refused) and gives its bytes back, then the paused ones resume one by one, oldest first.
+ *   refused) and gives its bytes back, then the paused ones resume one by one, in the order they paused.
  * - A paused body's `bodyTimeoutMs` keeps running: under a flood, a body may be answered 408.
  */
 export class BodyBudget {
