@@ -38,11 +38,11 @@ export class BodyBudget {
   add(read: BudgetedRead, bytes: number, total: number): void {
     this.#held += bytes;
     if (total <= SMALL_BODY_BYTES) return;
-    const large = this.#large;
-    if (!large.has(read)) large.add(read);
+    // Adding again keeps a read's place: a Set orders by first insertion.
+    this.#large.add(read);
     if (this.#held <= this.limitBytes) {
       this.#resumeNext();
-    } else if (large.values().next().value !== read && !this.#paused.has(read)) {
+    } else if (this.#large.values().next().value !== read && !this.#paused.has(read)) {
       this.#paused.add(read);
       read.pause();
     }

@@ -53,6 +53,10 @@ interface RawRequest {
   /** Written one by one; the request is ended only when `end` is not false. */
   chunks?: (string | Buffer)[];
   end?: boolean;
+  /** Written, and the request ended, only once `after` resolves (instead of `end`). */
+  rest?: { after: Promise<unknown>; chunk: string | Buffer };
+  /** How long to wait for the answer. Default TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 function defer<T = void>() {
@@ -95,9 +99,11 @@ function send(url: string, options: RawRequest = {}): Promise<Reply> {
     // The server may close the socket after answering early (413); only a missing answer is a failure.
     req.on('error', (error) => setTimeout(() => reject(error), 200));
     for (const chunk of options.chunks ?? []) req.write(chunk);
-    if (options.end !== false) req.end();
+    const { rest } = options;
+    if (rest) rest.after.then(() => req.end(rest.chunk));
+    else if (options.end !== false) req.end();
   });
-  return within(answer, `${options.method ?? 'POST'} ${url}`);
+  return within(answer, `${options.method ?? 'POST'} ${url}`, options.timeoutMs);
 }
 
 function dechunk(headers: IncomingHttpHeaders, body: string): string {
@@ -141,30 +147,6 @@ function writeAllThenRead(url: string, head: Record<string, string | number>, bo
     });
   });
   return within(answer, `POST ${url} (written whole, then read)`);
-}
-
-/** Sends the body's first `first` bytes, then the rest once `gate` resolves. */
-function sendHeldBack(
-  url: string,
-  delivery: { body: string; headers: Record<string, string> },
-  first: number,
-  gate: Promise<void>,
-): Promise<Reply> {
-  const body = Buffer.from(delivery.body);
-  const answer = new Promise<Reply>((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: delivery.headers, agent: false });
-    req.on('response', (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString() }),
-      );
-    });
-    req.on('error', reject);
-    req.write(body.subarray(0, first));
-    gate.then(() => req.end(body.subarray(first)));
-  });
-  return within(answer, `POST ${url} (held back)`, 3 * TIMEOUT_MS);
 }
 
 function post(url: string, delivery: { body: string | Buffer; headers: Record<string, string> }) {
@@ -607,7 +589,15 @@ export function runAdapterContract(
             });
             // Half of each body first: six reads of 300 KiB cannot all fit a 128 KiB budget.
             const gate = defer();
-            const replies = deliveries.map((d) => sendHeldBack(url, d, 300 * 1024, gate.promise));
+            const replies = deliveries.map((d) => {
+              const body = Buffer.from(d.body);
+              return send(url, {
+                headers: d.headers,
+                chunks: [body.subarray(0, 300 * 1024)],
+                rest: { after: gate.promise, chunk: body.subarray(300 * 1024) },
+                timeoutMs: 3 * TIMEOUT_MS,
+              });
+            });
             const paused = (async () => {
               while (budget.pausedReads < 4) await new Promise((resolve) => setTimeout(resolve, 5));
             })();
