@@ -7,7 +7,7 @@ const packages = fileURLToPath(new URL('./packages/', import.meta.url));
 export default defineConfig({
   resolve: {
     alias: [
-      { find: /^@sms-webhooks\/core\/testing$/, replacement: `${packages}core/src/testing/index.ts` },
+      { find: /^@sms-webhooks\/core\/(testing|adapter)$/, replacement: `${packages}core/src/$1/index.ts` },
       { find: /^@sms-webhooks\/([a-z-]+)$/, replacement: `${packages}$1/src/index.ts` },
     ],
   },

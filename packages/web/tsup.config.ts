@@ -8,5 +8,6 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   splitting: false,
-  tsconfig: '../../tsconfig.build.json',
+  // Only this package's sources: with none set, the program takes in every package's dist/ mid-build.
+  tsconfig: 'tsconfig.build.json',
 });

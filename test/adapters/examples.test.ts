@@ -6,7 +6,7 @@ import { createTestDelivery } from '@sms-webhooks/core';
 import { createApp as createExpressApp } from '../../examples/express/app.js';
 import { createApp as createFastifyApp } from '../../examples/fastify/app.js';
 import { createApp as createKoaApp } from '../../examples/koa/app.js';
-import { listen } from './listen.js';
+import { listen } from '../helpers/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const secret = 'whsec_examples0123456789abcdef012345';

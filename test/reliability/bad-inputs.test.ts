@@ -1,5 +1,6 @@
 import { type AnyWebhookEvent, createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger } from '../helpers/index.js';
 import { ADAPTERS, PATH, type RunningServer } from './helpers/adapter-servers.js';
 import {
   BAD_INPUTS,
@@ -9,7 +10,6 @@ import {
   MAX_BODY,
   SECRET,
 } from './helpers/bad-input-cases.js';
-import { captureLogger } from './helpers/capture-logger.js';
 import { rawExchange } from './helpers/raw-http.js';
 
 describe.each(ADAPTERS)('bad input through $name', (adapter) => {

@@ -1,6 +1,7 @@
 import { type AnyWebhookEvent, createReceiver } from '@sms-webhooks/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { captureLogger } from '../helpers/index.js';
 import {
   bodyArb,
   bodyBytes,
@@ -11,7 +12,6 @@ import {
   TOLERANCE,
   tamperedArb,
 } from './helpers/arbitraries.js';
-import { captureLogger } from './helpers/capture-logger.js';
 import { report, scaled } from './helpers/scale.js';
 
 const REFUSAL_CODES = new Set([

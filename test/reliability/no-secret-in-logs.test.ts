@@ -6,8 +6,8 @@ import {
   verifyWebhook,
 } from '@sms-webhooks/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { captureLogger } from '../helpers/index.js';
 import { expectedSignature } from './helpers/arbitraries.js';
-import { captureLogger } from './helpers/capture-logger.js';
 
 const SECRET = 'whsec_R3l1ab1l1tyN0tInAnyL0g_5f2c9a';
 const OLD_SECRET = 'whsec_Rotat3dAwayButSt1llC0nfigured_77';

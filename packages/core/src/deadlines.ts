@@ -5,7 +5,7 @@
  */
 const TICK_MS = 100;
 
-interface Deadline {
+export interface Deadline {
   at: number;
   onExpiry: () => void;
 }

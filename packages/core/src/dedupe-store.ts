@@ -11,10 +11,13 @@ export type ClaimResult = 'claimed' | 'in-flight' | 'completed';
  * Where the receiver records which events it has processed. Every operation must be atomic on its own:
  * two instances claiming the same key at once must see exactly one `claimed`.
  *
+ * Keys are event ids, and those are well-formed Unicode: the receiver refuses an id with a lone surrogate
+ * (400 `payload_invalid`), so a store may encode keys as UTF-8 without two ids becoming one key.
+ *
  * A Postgres version, for scale: a table (key text primary key, token text, state text, expires_at
  * timestamptz); claim = INSERT … ON CONFLICT (key) DO UPDATE … WHERE expires_at < now() RETURNING, then
- * read the row's state when nothing was returned; complete/release = UPDATE/DELETE … WHERE key = $1 AND
- * token = $2 AND state = 'in-flight' AND expires_at > now(). Run `runDedupeStoreContract` against it.
+ * read the row's state when nothing was returned; complete/release/renew = UPDATE/DELETE … WHERE key = $1
+ * AND token = $2 AND state = 'in-flight' AND expires_at > now(). Run `runDedupeStoreContract` against it.
  */
 export interface DedupeStore {
   /** true when keys live only in this process: the receiver warns when that is used in production. */
@@ -27,6 +30,16 @@ export interface DedupeStore {
   complete(key: string, token: string, retainMs: number): Awaitable<boolean>;
   /** Frees a claim so a redelivery can process it; false (and no change) unless `token` holds a live claim. */
   release(key: string, token: string): Awaitable<boolean>;
+  /**
+   * Sets a live claim held by `token` to expire `leaseMs` from now (atomically: check and extend in one
+   * step), so a handler that runs longer than the lease is not claimed again by a redelivery. false (and no
+   * change) unless `token` holds a live claim: a completed, released, expired or foreign key stays as it is.
+   * Owners call it every `leaseMs / 3` while handlers run, so two renewals in a row can be lost or late
+   * before the lease runs out (the receiver does; `LeaseKeeper` from `@sms-webhooks/core/adapter` does it for
+   * other owners, such as the BullMQ worker). A store without it cannot protect slow handlers: its claims run
+   * out after `leaseMs` whatever runs, and `runDedupeStoreContract` fails unless told `{ renew: false }`.
+   */
+  renew?(key: string, token: string, leaseMs: number): Awaitable<boolean>;
   /** Called by `receiver.close()`. Must not close connections the store was handed by the user. */
   shutdown?(): Awaitable<void>;
 }

@@ -1,5 +1,6 @@
 import type { AnyWebhookEvent } from './event-types.js';
 import type { HandlerContext } from './handler-registry.js';
+import type { TraceContext } from './instrumentation.js';
 
 /** The dedupe claim a dispatched event holds; whoever runs the handlers completes or releases it. */
 export interface DispatchClaim {
@@ -12,6 +13,8 @@ export interface DispatchedEvent {
   ctx: HandlerContext;
   /** Absent when the store was down and `onStoreError: 'process'` let the event through without dedupe. */
   claim?: DispatchClaim;
+  /** The delivery's trace context, when the receiver's instrumentation gives one: keep it with the event. */
+  traceContext?: TraceContext;
 }
 
 /**

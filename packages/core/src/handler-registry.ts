@@ -4,6 +4,11 @@ export interface HandlerContext {
   /** From the delivery-attempt header: 1 for the first delivery, up to 6. */
   attempt?: number;
   receivedAt: Date;
+  /**
+   * The dedupe claim this run holds (absent when the store was down and `onStoreError: 'process'` let
+   * the event through). A transactional store completes it inside the handler's own transaction.
+   */
+  claim?: { key: string; token: string };
 }
 
 export type WebhookHandler<T extends EventType = EventType> = (
@@ -40,6 +45,11 @@ export class HandlerRegistry {
     const j = this.#any.indexOf(handler);
     if (type === '*' && j >= 0) this.#any.splice(j, 1);
     this.#cache = new Map();
+  }
+
+  /** The types with a handler of their own, for the log line of an ignored event. */
+  types(): string[] {
+    return [...this.#byType].filter(([, list]) => list.length > 0).map(([type]) => type);
   }
 
   for(type: string): readonly AnyWebhookHandler[] {

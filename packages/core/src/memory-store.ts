@@ -1,11 +1,20 @@
 import type { ClaimResult, DedupeStore } from './dedupe-store.js';
+import type { Logger } from './logger.js';
 
 export interface MemoryStoreOptions {
-  /** Completed records kept at most; the oldest goes first when full. Default 100,000. */
+  /**
+   * Completed records kept at most; the oldest goes first when full, even before its `retainMs`. Default
+   * 100,000: at a sustained 1.9 events/s and more, records are forgotten inside the service's retry schedule.
+   */
   maxEntries?: number;
+  /** Where the one warning about a record evicted inside the retry schedule goes. Default `console`. */
+  logger?: Logger;
   /** Clock in milliseconds, for tests. Default `Date.now`. */
   now?: () => number;
 }
+
+/** The service's retry schedule, first attempt to last: 1 + 5 + 30 + 120 + 720 min = 14 h 36 min. */
+const RETRY_SCHEDULE_MS = (1 + 5 + 30 + 120 + 720) * 60_000;
 
 interface Claim {
   token: string;
@@ -23,24 +32,27 @@ interface Claim {
 export class MemoryStore implements DedupeStore {
   readonly localKeys = true;
   readonly maxEntries: number;
+  readonly #logger: Logger;
   readonly #now: () => number;
   // Times are kept relative to construction so they stay small integers (V8 stores those unboxed).
   readonly #epoch: number;
   readonly #records = new Map<string, number | Claim>();
   #completed = 0;
   #claims = 0;
+  #warnedEarlyEviction = false;
   // Not the Map's own order: V8 leaves deleted entries as holes that `keys().next()` walks past, so
   // taking the oldest from the Map's front costs O(holes) and a full store slows to a crawl.
   readonly #order = new Fifo();
 
   constructor(options: MemoryStoreOptions = {}) {
-    const { maxEntries = 100_000, now = Date.now } = options;
+    const { maxEntries = 100_000, logger = console, now = Date.now } = options;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new TypeError(
         `sms-webhooks: MemoryStore maxEntries must be a positive integer, got ${maxEntries}.`,
       );
     }
     this.maxEntries = maxEntries;
+    this.#logger = logger;
     this.#now = now;
     this.#epoch = now();
   }
@@ -73,12 +85,20 @@ export class MemoryStore implements DedupeStore {
     const expires = now + retainMs;
     this.#records.set(key, expires);
     this.#completed++;
-    this.#order.push(key, expires);
+    this.#order.push(key, expires, now);
     return true;
   }
 
   release(key: string, token: string): boolean {
     return this.#takeClaim(key, token, this.#now() - this.#epoch, true);
+  }
+
+  renew(key: string, token: string, leaseMs: number): boolean {
+    const now = this.#now() - this.#epoch;
+    const held = this.#records.get(key);
+    if (typeof held !== 'object' || held.token !== token || held.expires <= now) return false;
+    held.expires = now + leaseMs;
+    return true;
   }
 
   /** Ends `token`'s claim on `key`; true when it was still live. Deletes the key unless `complete` reuses it. */
@@ -103,7 +123,9 @@ export class MemoryStore implements DedupeStore {
       // Full: the oldest goes whatever its expiry (one Map lookup per complete, the common case).
       while (this.#completed >= this.maxEntries) {
         const key = order.headKey();
-        if (records.get(key) === order.headExpires()) {
+        const expires = order.headExpires();
+        if (records.get(key) === expires) {
+          if (!this.#warnedEarlyEviction && expires > now) this.#warnIfEarly(key, now);
           records.delete(key);
           this.#completed--;
         }
@@ -125,6 +147,23 @@ export class MemoryStore implements DedupeStore {
     }
   }
 
+  /** Once per store: a live record completed inside the retry schedule is forgotten for want of room. */
+  #warnIfEarly(key: string, now: number): void {
+    const age = now - this.#order.headCompletedAt();
+    if (age >= RETRY_SCHEDULE_MS) return;
+    this.#warnedEarlyEviction = true;
+    try {
+      this.#logger.warn(
+        `sms-webhooks: MemoryStore is full (maxEntries ${this.maxEntries}) and forgot ${key.slice(0, 80)}, ` +
+          `completed ${formatAge(age)} ago. The service retries an event for up to 14 h 36 min, so a ` +
+          'redelivery of a forgotten event runs its handlers again. Use RedisStore from @sms-webhooks/redis ' +
+          '(records kept by time, not by count), or raise maxEntries. This is logged once.',
+      );
+    } catch {
+      // A throwing logger must not fail the completion that made room.
+    }
+  }
+
   #sweepClaims(now: number): void {
     for (const [key, record] of this.#records) {
       if (typeof record === 'object' && record.expires <= now) {
@@ -135,18 +174,26 @@ export class MemoryStore implements DedupeStore {
   }
 }
 
-/** A growable ring of (key, expiry) pairs: push at the back, shift from the front, both O(1). */
+function formatAge(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes === 0) return `${Math.round(ms / 1000)} s`;
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** A growable ring of (key, expiry, completion time): push at the back, shift from the front, both O(1). */
 class Fifo {
   #keys: (string | undefined)[] = new Array(16);
   #expires = new Float64Array(16);
+  #completedAt = new Float64Array(16);
   #head = 0;
   size = 0;
 
-  push(key: string, expires: number): void {
+  push(key: string, expires: number, completedAt: number): void {
     if (this.size === this.#keys.length) this.#grow();
     const at = (this.#head + this.size) & (this.#keys.length - 1);
     this.#keys[at] = key;
     this.#expires[at] = expires;
+    this.#completedAt[at] = completedAt;
     this.size++;
   }
 
@@ -156,6 +203,10 @@ class Fifo {
 
   headExpires(): number {
     return this.#expires[this.#head]!;
+  }
+
+  headCompletedAt(): number {
+    return this.#completedAt[this.#head]!;
   }
 
   shift(): void {
@@ -168,13 +219,16 @@ class Fifo {
     const capacity = this.#keys.length * 2;
     const keys = new Array<string | undefined>(capacity);
     const expires = new Float64Array(capacity);
+    const completedAt = new Float64Array(capacity);
     for (let i = 0; i < this.size; i++) {
       const from = (this.#head + i) & (this.#keys.length - 1);
       keys[i] = this.#keys[from];
       expires[i] = this.#expires[from]!;
+      completedAt[i] = this.#completedAt[from]!;
     }
     this.#keys = keys;
     this.#expires = expires;
+    this.#completedAt = completedAt;
     this.#head = 0;
   }
 }

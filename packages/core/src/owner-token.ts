@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { platform } from './platform/index.js';
 
 // A claim's owner token must differ from every other claim's, across instances and within one: a random
 // prefix per process and a counter give that, for a string concatenation instead of a random draw per
-// delivery.
-const PROCESS_PREFIX = randomUUID();
+// delivery. The prefix is drawn on first use, not at load: Workers refuse random values in global scope.
+let prefix: string | undefined;
 let counter = 0;
 
 export function ownerToken(): string {
+  prefix ??= platform.randomHex(16);
   counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
-  return `${PROCESS_PREFIX}:${counter.toString(36)}`;
+  return `${prefix}:${counter.toString(36)}`;
 }

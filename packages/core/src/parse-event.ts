@@ -4,6 +4,9 @@ import type { HeaderNames, HeaderSource } from './headers.js';
 import { readHeader } from './headers.js';
 import { type RawBody, rawBodyToString } from './raw-body.js';
 
+/** `String.prototype.isWellFormed` (Node 20+, every runtime we support); lib ES2024 would declare it. */
+type WellFormed = string & { isWellFormed(): boolean };
+
 function invalid(detail: string): never {
   throw new WebhookVerificationError('payload_invalid', `Body is not a webhook event: ${detail}.`);
 }
@@ -21,6 +24,9 @@ export function parseEvent(rawBody: RawBody): AnyWebhookEvent {
   if (typeof e.id !== 'string' || !e.id.startsWith('evt_') || e.id.length === 4) {
     invalid('`id` must be a string starting with "evt_"');
   }
+  // JSON may escape a lone surrogate (`\ud800`); UTF-8 cannot hold one, so a store that encodes keys as
+  // UTF-8 would turn two such ids into one (both become U+FFFD) and answer the second `duplicate`.
+  if (!(e.id as WellFormed).isWellFormed()) invalid('`id` must be well-formed Unicode (no lone surrogates)');
   if (e.object !== 'event') invalid('`object` must be "event"');
   if (typeof e.type !== 'string' || e.type === '') invalid('`type` must be a non-empty string');
   if (typeof e.created_at !== 'string') invalid('`created_at` must be a string');

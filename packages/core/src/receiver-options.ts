@@ -1,8 +1,8 @@
-import { BodyBudget } from './body-budget.js';
 import { type DedupeStore, isDedupeStore } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from './headers.js';
 import { HmacKey } from './hmac-key.js';
+import { type Instrumentation, isInstrumentation } from './instrumentation.js';
 import type { Logger } from './logger.js';
 import { MemoryStore } from './memory-store.js';
 
@@ -33,15 +33,12 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** How long the Node adapters wait for the whole body before answering 408. Default 10 s. */
   bodyTimeoutMs?: number;
-  /**
-   * Body bytes the Node adapters hold at once, over all requests being read. Past it, bodies over 64 KiB
-   * wait their turn (the oldest reads on), so a burst of large uploads cannot run memory up. Default 16 MiB.
-   */
-  maxBufferedBodyBytes?: number;
   /** Default `console`. Never given a secret or a full signature. */
   logger?: Logger;
   /** Hand verified, claimed events elsewhere (a durable queue) instead of running handlers here. */
   dispatch?: Dispatch;
+  /** Reports each delivery's steps to tracing and metrics, e.g. `otelInstrumentation()` from `@sms-webhooks/otel`. */
+  instrumentation?: Instrumentation;
 }
 
 export interface ResolvedOptions {
@@ -55,9 +52,9 @@ export interface ResolvedOptions {
   names: HeaderNames;
   maxBodyBytes: number;
   bodyTimeoutMs: number;
-  bodyBudget: BodyBudget;
   logger: Logger;
   dispatch: Dispatch | undefined;
+  instrumentation: Instrumentation | undefined;
 }
 
 const KNOWN_OPTIONS = new Set([
@@ -71,9 +68,9 @@ const KNOWN_OPTIONS = new Set([
   'headerPrefix',
   'maxBodyBytes',
   'bodyTimeoutMs',
-  'maxBufferedBodyBytes',
   'logger',
   'dispatch',
+  'instrumentation',
 ]);
 
 function fail(message: string): never {
@@ -158,10 +155,15 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   if (options.dispatch !== undefined && typeof options.dispatch !== 'function') {
     fail('`dispatch` must be a function that hands an event on and resolves once it is stored.');
   }
+  if (options.instrumentation !== undefined && !isInstrumentation(options.instrumentation)) {
+    fail(
+      '`instrumentation` must have a startDelivery() method, such as otelInstrumentation() from @sms-webhooks/otel.',
+    );
+  }
   return {
     keys: checkSecrets(options.secret).map((s) => new HmacKey(s)),
     tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
-    store: options.store ?? new MemoryStore(),
+    store: options.store ?? new MemoryStore({ logger }),
     retainMs: positive('retainMs', options.retainMs, 24 * 60 * 60 * 1000, true),
     leaseMs: positive('leaseMs', options.leaseMs, 5 * 60 * 1000, true),
     respond: oneOf('respond', options.respond, ['immediately', 'after-handlers'] as const),
@@ -169,10 +171,8 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     names: headerNames(prefix),
     maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 1024 * 1024, true),
     bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, 10_000, true),
-    bodyBudget: new BodyBudget(
-      positive('maxBufferedBodyBytes', options.maxBufferedBodyBytes, 16 * 1024 * 1024, true),
-    ),
     logger,
     dispatch: options.dispatch,
+    instrumentation: options.instrumentation,
   };
 }

@@ -1,6 +1,8 @@
-import { createHmac, KeyObject } from 'node:crypto';
-import { hmacKeyFor } from './hmac-key.js';
+import type { KeyObject } from 'node:crypto';
+import { hmacKeyFor, requireSyncHmac } from './hmac-key.js';
+import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
+import { checkSecrets } from './receiver-options.js';
 
 /** HMAC-SHA256 over `${t}.` + body: the `v1` signature's 32 bytes. */
 export function computeSignature(
@@ -8,10 +10,10 @@ export function computeSignature(
   rawBody: RawBody,
   secret: string | KeyObject,
 ): Buffer {
-  if (secret instanceof KeyObject) {
-    return createHmac('sha256', secret).update(`${timestampText}.`).update(rawBody).digest();
-  }
-  return hmacKeyFor(secret).sign(timestampText, rawBody);
+  requireSyncHmac('computeSignature');
+  // Both are Buffers on the one platform that gets past requireSyncHmac (node:crypto).
+  return (platform.keyObjectDigest(secret, timestampText, rawBody) ??
+    hmacKeyFor(secret as string).sign(timestampText, rawBody)) as Buffer;
 }
 
 export interface SignOptions {
@@ -19,8 +21,14 @@ export interface SignOptions {
   timestamp?: number;
 }
 
-/** The `t=…,v1=…` header value the service would send for this payload. */
+/**
+ * The `t=…,v1=…` header value the service would send for this payload. The secret is checked as
+ * `createReceiver` checks it: an empty or whitespace-padded one throws a TypeError here, rather than signing
+ * something every receiver then refuses with a bare `signature_mismatch`.
+ */
 export function signPayload(payload: RawBody, secret: string, options: SignOptions = {}): string {
+  requireSyncHmac('signPayload');
+  checkSecrets(typeof secret === 'string' ? secret : [secret]);
   const t = String(options.timestamp ?? Math.floor(Date.now() / 1000));
   return `t=${t},v1=${computeSignature(t, payload, secret).toString('hex')}`;
 }

@@ -1,4 +1,5 @@
 import { WebhookVerificationError } from './errors.js';
+import { platform } from './platform/index.js';
 
 /**
  * Bounds on what an unauthenticated caller can make us parse. Several `v1` values exist for secret
@@ -11,11 +12,10 @@ export interface SignatureHeader {
   /** `t` exactly as sent: it is part of the signed string, so leading zeros must survive. */
   timestampText: string;
   timestamp: number;
-  signatures: Buffer[];
+  signatures: Uint8Array[];
 }
 
 const DIGITS = /^\d{1,15}$/;
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
 
 function malformed(detail: string): never {
   throw new WebhookVerificationError('signature_malformed', `Signature header is malformed: ${detail}.`);
@@ -26,7 +26,7 @@ function malformed(detail: string): never {
  * split, trims and regexes (a fifth of a 1 KiB verification). Anything else, valid or not, returns
  * undefined and goes through the general parser, so both agree on every input.
  */
-function parseCanonical(text: string): SignatureHeader | undefined {
+export function parseCanonical(text: string): SignatureHeader | undefined {
   if (text.charCodeAt(0) !== 0x74 /* t */ || text.charCodeAt(1) !== 0x3d /* = */) return undefined;
   const comma = text.indexOf(',', 2);
   // 1 to 15 digits, then `,v1=` and 64 characters, and nothing after them
@@ -37,9 +37,8 @@ function parseCanonical(text: string): SignatureHeader | undefined {
     const c = text.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return undefined;
   }
-  // Hex decoding stops at the first non-hex character, so 32 bytes means all 64 were hex digits.
-  const signature = Buffer.from(text.slice(comma + 4), 'hex');
-  if (signature.length !== 32) return undefined;
+  const signature = platform.hexDigest(text, comma + 4);
+  if (signature === undefined) return undefined;
   const timestampText = text.slice(2, comma);
   return { timestampText, timestamp: Number(timestampText), signatures: [signature] };
 }
@@ -50,6 +49,11 @@ export function parseSignatureHeader(value: string | readonly string[] | undefin
     const canonical = parseCanonical(value);
     if (canonical !== undefined) return canonical;
   }
+  return parseGeneral(value);
+}
+
+/** Every form the header may take; `parseCanonical` is its fast path for the one the service sends. */
+export function parseGeneral(value: string | readonly string[] | undefined): SignatureHeader {
   // A repeated header is read as one list, so a second `t` in it is caught as a duplicate below.
   const text = typeof value === 'string' ? value : value === undefined ? '' : value.join(',');
   if (text.trim() === '') {
@@ -59,7 +63,7 @@ export function parseSignatureHeader(value: string | readonly string[] | undefin
     malformed(`longer than ${MAX_SIGNATURE_HEADER_LENGTH} characters`);
   }
   let timestampText: string | undefined;
-  const signatures: Buffer[] = [];
+  const signatures: Uint8Array[] = [];
   for (const rawItem of text.split(',')) {
     const item = rawItem.trim();
     if (item === '') continue;
@@ -72,9 +76,10 @@ export function parseSignatureHeader(value: string | readonly string[] | undefin
       if (!DIGITS.test(val)) malformed('t must be unix seconds, digits only');
       timestampText = val;
     } else if (key === 'v1') {
-      if (!HEX_SHA256.test(val)) malformed('v1 must be 64 hex characters');
+      const signature = platform.hexDigest(val, 0);
+      if (signature === undefined) malformed('v1 must be 64 hex characters');
       if (signatures.length === MAX_SIGNATURES) malformed(`more than ${MAX_SIGNATURES} v1 values`);
-      signatures.push(Buffer.from(val, 'hex'));
+      signatures.push(signature);
     }
   }
   if (timestampText === undefined) malformed('no t');

@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { EventDataMap, EventType, WebhookEvent } from './event-types.js';
 import { DEFAULT_HEADER_PREFIX, headerNames } from './headers.js';
+import { platform } from './platform/index.js';
 import { signPayload } from './sign-payload.js';
 
 export interface TestDeliveryOptions<T extends EventType> {
+  /** Checked as `createReceiver` checks it: empty or whitespace-padded throws a TypeError. */
   secret: string;
   /** Merged over a realistic sample for the type. */
   data?: Partial<EventDataMap[T]>;
@@ -26,7 +27,7 @@ export interface TestDelivery<T extends EventType> {
 }
 
 export function randomId(prefix: string): string {
-  return `${prefix}_${randomBytes(12).toString('hex')}`;
+  return `${prefix}_${platform.randomHex(12)}`;
 }
 
 const MESSAGE_STATUS: Record<string, string> = {

@@ -1,6 +1,6 @@
-import { timingSafeEqual } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
-import { type HmacKey, hmacKeyFor } from './hmac-key.js';
+import { type HmacKey, hmacKeyFor, requireSyncHmac } from './hmac-key.js';
+import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
 import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, positive } from './receiver-options.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
@@ -15,30 +15,59 @@ export interface VerifySignatureOptions {
   now?: number;
 }
 
-/** Checks a parsed header against the body; `keys` are the receiver's secrets, any may match. */
+function mismatch(): never {
+  throw new WebhookVerificationError(
+    'signature_mismatch',
+    'No signature matches the body with any configured secret. Check the webhook secret and that the body is passed unmodified.',
+  );
+}
+
+function matchesAny(expected: Uint8Array, signatures: readonly Uint8Array[]): boolean {
+  for (const candidate of signatures) {
+    if (platform.digestsEqual(expected, candidate)) return true;
+  }
+  return false;
+}
+
+/** The rest of checkSignature once a digest comes as a promise (Web Crypto), from key `index` on. */
+async function checkAsync(
+  first: Promise<Uint8Array>,
+  index: number,
+  rawBody: RawBody,
+  header: SignatureHeader,
+  keys: readonly HmacKey[],
+): Promise<void> {
+  if (matchesAny(await first, header.signatures)) return;
+  for (let i = index + 1; i < keys.length; i++) {
+    if (matchesAny(await keys[i]!.sign(header.timestampText, rawBody), header.signatures)) return;
+  }
+  mismatch();
+}
+
+/**
+ * Checks a parsed header against the body; `keys` are the receiver's secrets, any may match. Throws, or
+ * with Web Crypto's asynchronous digests returns a promise that rejects, with WebhookVerificationError.
+ * With node:crypto it returns undefined: no promise on the Node path.
+ */
 export function checkSignature(
   rawBody: RawBody,
   header: SignatureHeader,
   keys: readonly HmacKey[],
   tolerance: number,
   now: number,
-): void {
+): undefined | Promise<void> {
   if (Math.abs(now - header.timestamp) > tolerance) {
     throw new WebhookVerificationError(
       'timestamp_out_of_tolerance',
       `Signature timestamp is more than ${tolerance} seconds away from the receiver's clock.`,
     );
   }
-  for (const key of keys) {
-    const expected = key.sign(header.timestampText, rawBody);
-    for (const candidate of header.signatures) {
-      if (timingSafeEqual(expected, candidate)) return;
-    }
+  for (let i = 0; i < keys.length; i++) {
+    const expected = keys[i]!.sign(header.timestampText, rawBody);
+    if (!(expected instanceof Uint8Array)) return checkAsync(expected, i, rawBody, header, keys);
+    if (matchesAny(expected, header.signatures)) return undefined;
   }
-  throw new WebhookVerificationError(
-    'signature_mismatch',
-    'No signature matches the body with any configured secret. Check the webhook secret and that the body is passed unmodified.',
-  );
+  mismatch();
 }
 
 export interface CheckedOptions {
@@ -78,6 +107,7 @@ export function verifySignature(
   signatureHeader: string | readonly string[] | undefined,
   options: VerifySignatureOptions,
 ): number {
+  requireSyncHmac('verifySignature');
   const { keys, tolerance, now } = checkVerifyOptions(options, 'verifySignature');
   const header = parseSignatureHeader(signatureHeader);
   checkSignature(rawBody, header, keys, tolerance, now);

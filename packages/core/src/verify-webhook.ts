@@ -6,7 +6,7 @@ import {
   headerNames,
   readHeader,
 } from './headers.js';
-import type { HmacKey } from './hmac-key.js';
+import { type HmacKey, requireSyncHmac } from './hmac-key.js';
 import { checkEventHeaders, parseEvent } from './parse-event.js';
 import { isRawBody, type RawBody } from './raw-body.js';
 import { checkHeaderPrefix } from './receiver-options.js';
@@ -24,7 +24,21 @@ export interface VerifyWebhookOptions {
   now?: number;
 }
 
-export type Verifier = (rawBody: RawBody, headers: HeaderSource, now?: number) => AnyWebhookEvent;
+/**
+ * Returns the event, or throws WebhookVerificationError. On the Web build (Web Crypto) the signature check
+ * completes later: the result is then a promise, rejecting with the same errors.
+ */
+export type Verifier = (
+  rawBody: RawBody,
+  headers: HeaderSource,
+  now?: number,
+) => AnyWebhookEvent | Promise<AnyWebhookEvent>;
+
+function parseChecked(rawBody: RawBody, headers: HeaderSource, names: HeaderNames): AnyWebhookEvent {
+  const event = parseEvent(rawBody);
+  checkEventHeaders(event, headers, names);
+  return event;
+}
 
 /** One verification with options already checked. */
 function verify(
@@ -34,13 +48,12 @@ function verify(
   tolerance: number,
   names: HeaderNames,
   now: number,
-): AnyWebhookEvent {
+): AnyWebhookEvent | Promise<AnyWebhookEvent> {
   const header = parseSignatureHeader(readHeader(headers, names.signature));
   // Signature first: nothing in an unsigned body is looked at.
-  checkSignature(rawBody, header, keys, tolerance, now);
-  const event = parseEvent(rawBody);
-  checkEventHeaders(event, headers, names);
-  return event;
+  const checked = checkSignature(rawBody, header, keys, tolerance, now);
+  if (checked === undefined) return parseChecked(rawBody, headers, names);
+  return checked.then(() => parseChecked(rawBody, headers, names));
 }
 
 /** A verifier with its options resolved once; the receiver keeps one for its lifetime. */
@@ -80,6 +93,8 @@ export function verifyWebhook(
       'sms-webhooks: verifyWebhook needs the raw body (string, Buffer or Uint8Array). Got an already-parsed value: read the body before any JSON parser runs.',
     );
   }
+  requireSyncHmac('verifyWebhook');
   const { keys, tolerance, now } = checkVerifyOptions(options, 'verifyWebhook');
-  return verify(rawBody, headers, keys, tolerance, namesFor(options.headerPrefix), now);
+  // With node:crypto (the only platform that gets past requireSyncHmac) the check is synchronous.
+  return verify(rawBody, headers, keys, tolerance, namesFor(options.headerPrefix), now) as AnyWebhookEvent;
 }

@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HmacKey, hmacKeyFor } from '../src/hmac-key.js';
+import { hmacKeyFor } from '../src/hmac-key.js';
+import { HmacKey } from '../src/platform/node-hmac-key.js';
 import { computeSignature } from '../src/sign-payload.js';
 
 /** What createHmac says, the reference for every case below. */

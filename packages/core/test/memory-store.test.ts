@@ -1,6 +1,7 @@
 import { MemoryStore } from '@sms-webhooks/core';
 import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { describe, expect, it } from 'vitest';
+import { captureLogger } from './helpers.js';
 
 runDedupeStoreContract('MemoryStore', () => new MemoryStore());
 
@@ -60,6 +61,73 @@ describe('MemoryStore', () => {
     // The sweep dropped the ten dead claims: their late owners cannot complete them.
     for (let i = 0; i < 10; i++) expect(store.complete(`k${i}`, 't', 10)).toBe(false);
     expect(store.complete('fresh', 't', 10)).toBe(true);
+  });
+
+  it('renews a live claim by its clock, to leaseMs from now', () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now });
+    store.claim('k', 'a', 100);
+    now = 90;
+    expect(store.renew('k', 'a', 100)).toBe(true);
+    now = 189;
+    expect(store.claim('k', 'b', 100)).toBe('in-flight');
+    expect(store.renew('k', 'b', 100)).toBe(false);
+    now = 190;
+    expect(store.renew('k', 'a', 100)).toBe(false); // ran out exactly now
+    expect(store.claim('k', 'b', 100)).toBe('claimed');
+  });
+
+  it('warns once, through its logger, when full and a record younger than the retry schedule goes', () => {
+    let now = 0;
+    const logger = captureLogger();
+    const store = new MemoryStore({ maxEntries: 2, logger, now: () => now });
+    const done = (k: string) => {
+      store.claim(k, 't', 1000);
+      store.complete(k, 't', 24 * 3_600_000);
+    };
+    done('evt_a');
+    done('evt_b');
+    expect(logger.lines).toEqual([]);
+    now = 3 * 60_000;
+    done('evt_c'); // evt_a goes, 3 minutes old
+    done('evt_d'); // evt_b goes too: no second line
+    done('evt_e');
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toMatch(
+      /^warn sms-webhooks: MemoryStore is full \(maxEntries 2\) and forgot evt_a/,
+    );
+    expect(logger.lines[0]).toContain('completed 3 min ago');
+    expect(logger.lines[0]).toContain('RedisStore');
+  });
+
+  it('does not warn when the record it drops is older than the retry schedule, or already expired', () => {
+    let now = 0;
+    const logger = captureLogger();
+    const store = new MemoryStore({ maxEntries: 1, logger, now: () => now });
+    store.claim('evt_old', 't', 1000);
+    store.complete('evt_old', 't', 24 * 3_600_000);
+    now = (14 * 60 + 36) * 60_000; // 14 h 36 min: the whole schedule has passed
+    store.claim('evt_new', 't', 1000);
+    store.complete('evt_new', 't', 1000);
+    now += 2000; // evt_new has expired, but is still held until something pushes it out
+    store.claim('evt_next', 't', 1000);
+    store.complete('evt_next', 't', 1000);
+    expect(logger.lines).toEqual([]);
+  });
+
+  it('a throwing logger does not fail the completion that made room', () => {
+    const logger = {
+      warn() {
+        throw new Error('logger down');
+      },
+      error() {},
+    };
+    const store = new MemoryStore({ maxEntries: 1, logger });
+    store.claim('evt_a', 't', 1000);
+    store.complete('evt_a', 't', 60_000);
+    store.claim('evt_b', 't', 1000);
+    expect(store.complete('evt_b', 't', 60_000)).toBe(true);
+    expect(store.claim('evt_b', 'u', 1000)).toBe('completed');
   });
 
   it('rejects a bad maxEntries with a message that says what to pass', () => {

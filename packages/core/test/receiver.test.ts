@@ -29,7 +29,6 @@ describe('createReceiver options', () => {
     [{ secret: 'whsec_a', onStoreError: 'ignore' }, /`onStoreError`/],
     [{ secret: 'whsec_a', leaseMs: 1.5 }, /`leaseMs` must be a positive integer/],
     [{ secret: 'whsec_a', maxBodyBytes: 0 }, /`maxBodyBytes`/],
-    [{ secret: 'whsec_a', maxBufferedBodyBytes: 1.5 }, /`maxBufferedBodyBytes` must be a positive integer/],
     [{ secret: 'whsec_a', store: {} }, /`store` must implement claim, complete and release/],
     [{ secret: 'whsec_a', headerPrefix: 'x service' }, /`headerPrefix`/],
     [{ secret: 'whsec_a', logger: {} }, /`logger` must have warn\(\) and error\(\)/],
@@ -511,5 +510,18 @@ describe('receiver.drain', () => {
     await r.handle({ rawBody: d.body, headers: d.headers });
     await r.close();
     expect(calls).toEqual(['handler', 'shutdown']);
+  });
+});
+
+describe('detached methods', () => {
+  it('handle, on and drain work without their receiver (passed as callbacks)', async () => {
+    const receiver = createReceiver({ secret: 'whsec_detached0123456789', respond: 'after-handlers' });
+    const { on, handle, drain } = receiver;
+    const seen: string[] = [];
+    on('message.sent', (event) => void seen.push(event.id));
+    const d = createTestDelivery('message.sent', { secret: 'whsec_detached0123456789' });
+    expect((await handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+    await drain();
+    expect(seen).toEqual([d.event.id]);
   });
 });

@@ -1,12 +1,7 @@
-import type { Readable } from 'node:stream';
-import {
-  errorResponse,
-  METHOD_NOT_ALLOWED,
-  type Receiver,
-  type ReceiverResponse,
-  readRequestBodyThen,
-} from '@sms-webhooks/core';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { Receiver, ReceiverResponse } from '@sms-webhooks/core/adapter';
+import { createNodeHandler, type NodeExchange } from '@sms-webhooks/core/adapter';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { validateOptions, type WebhookPluginOptions } from './options.js';
 
@@ -17,72 +12,51 @@ declare module 'fastify' {
   }
 }
 
-const OTHER_METHODS = ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-const EMPTY = Buffer.alloc(0);
-
-type ParserDone = (error: Error | null, body?: Buffer) => void;
-
-const CLIENT_GONE = errorResponse(400, 'payload_invalid', 'The client disconnected mid-body.');
-
-/** A body we refused to read (413, 408): carried from the parser to the error handler as it is. */
-class RefusedBody extends Error {
-  constructor(readonly response: ReceiverResponse) {
-    super(`@sms-webhooks/fastify: body refused (${response.status})`);
-  }
-}
-
 /** The body goes as a value: Fastify serializes it and sets the JSON content type itself. */
-function send(reply: FastifyReply, response: ReceiverResponse): FastifyReply {
-  reply.code(response.status);
-  const { headers } = response;
-  for (const name in headers) {
-    if (name !== 'content-type') reply.header(name, headers[name]);
+function send(reply: FastifyReply, answer: ReceiverResponse): void {
+  reply.code(answer.status);
+  for (const name in answer.headers) {
+    if (name !== 'content-type') reply.header(name, answer.headers[name]);
   }
-  return reply.send(response.json);
+  reply.send(answer.json);
 }
+
+/** A class rather than an object of closures: one is made per request. */
+class FastifyExchange implements NodeExchange {
+  constructor(readonly reply: FastifyReply) {}
+
+  write(answer: ReceiverResponse): void {
+    send(this.reply, answer);
+  }
+
+  takeOver(): ServerResponse {
+    this.reply.hijack();
+    return this.reply.raw;
+  }
+}
+
+const leaveUnread = (_request: unknown, _payload: unknown, done: (error: null) => void) => done(null);
 
 const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options) => {
   const { receiver, path, drainTimeoutMs } = validateOptions(options);
-
-  if (!fastify.hasDecorator('webhookReceiver')) fastify.decorate('webhookReceiver', receiver);
-  fastify.addHook('onClose', async () => {
-    await receiver.drain(drainTimeoutMs);
+  const handle = createNodeHandler(receiver, {
+    name: '@sms-webhooks/fastify',
+    howToFix: 'Register webhookPlugin without a body parser of its own on its path.',
   });
+  if (!fastify.hasDecorator('webhookReceiver')) fastify.decorate('webhookReceiver', receiver);
+  fastify.addHook('onClose', async () => void (await receiver.drain(drainTimeoutMs)));
 
-  // Not wrapped in fastify-plugin: the raw-buffer parser stays inside this context, so the app's other
-  // routes keep parsing JSON as usual.
+  // Not wrapped in fastify-plugin: the parser below stays inside this context, and the app's other
+  // routes keep parsing JSON. It leaves the body unread, for core to read from `request.raw`.
   await fastify.register(async (scope: FastifyInstance) => {
-    // Core reads the body (limit, time-out, lingering close), as for Express and Koa. Callbacks all the
-    // way, not an async parser: Fastify would add a promise hop per request for the latter.
-    const parse = (_request: FastifyRequest, payload: Readable, done: ParserDone) => {
-      readRequestBodyThen(payload, receiver.options, (read) => {
-        if ('body' in read) return done(null, read.body);
-        if ('aborted' in read) payload.destroy(); // nobody is left to read the answer
-        done(new RefusedBody('refused' in read ? read.refused : CLIENT_GONE));
-      });
-    };
+    scope.removeAllContentTypeParsers();
     // Fastify caches the parser of a named type but looks the '*' fallback up afresh each time: name
     // the type the service sends.
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('application/json', parse);
-    scope.addContentTypeParser('*', parse);
-    scope.setErrorHandler((error, _request, reply) => {
-      if (!(error instanceof RefusedBody)) throw error;
-      return send(reply, error.response);
-    });
-    // Not an async handler: Fastify would wrap its promise in one more. handle() never rejects for a
-    // bad delivery (those are answers); a rejection is a bug and goes to Fastify's error handling.
-    scope.post(path, (request, reply) => {
-      const rawBody = request.body === undefined || request.body === null ? EMPTY : request.body;
-      receiver.handle({ rawBody, headers: request.headers }).then(
-        (response) => send(reply, response),
-        (error: unknown) => reply.send(error),
-      );
-    });
-    scope.route({
-      method: [...OTHER_METHODS],
-      url: path,
-      handler: async (_request, reply) => send(reply, METHOD_NOT_ALLOWED),
+    scope.addContentTypeParser('application/json', leaveUnread);
+    scope.addContentTypeParser('*', leaveUnread);
+    // Not an async handler: Fastify would chain one more promise per request onto the one it returns.
+    scope.all(path, (request, reply) => {
+      handle(request.raw, new FastifyExchange(reply)).catch((error: unknown) => reply.send(error));
     });
   });
 };

@@ -1,6 +1,5 @@
-export { type BodyReadResult, readBody } from './read-body.js';
+export { BODY_USED_HINT } from '@sms-webhooks/core/adapter';
 export {
-  BODY_USED_HINT,
   type PlatformContext,
   type WaitUntil,
   type WebHandler,

@@ -1,8 +1,13 @@
+export { randomId, sampleData } from '../test-delivery.js';
 export {
   type AdapterContractOptions,
   type AdapterHarness,
   type AdapterServer,
   runAdapterContract,
 } from './adapter-contract.js';
-export { runDedupeStoreContract, type StoreFactory } from './dedupe-store-contract.js';
+export {
+  type DedupeStoreContractOptions,
+  runDedupeStoreContract,
+  type StoreFactory,
+} from './dedupe-store-contract.js';
 export { resolveTestApi, type TestApi } from './test-api.js';

@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
-import { createReceiver, createTestDelivery, type Logger, type Receiver } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import webhookPlugin from '@sms-webhooks/fastify';
 import fastify5 from 'fastify';
 import fastify4 from 'fastify4';
+import { captureLogger, deferred } from '../../../test/helpers/index.js';
 
 const secret = 'whsec_fastifyadapter0123456789abcdef';
 
@@ -23,18 +24,6 @@ const majors: [string, () => App][] = [
   ['fastify 4', () => fastify4() as unknown as App],
 ];
 
-function quiet(): Logger {
-  return { warn: () => {}, error: () => {} };
-}
-
-const deferred = () => {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-};
-
 async function start(app: App) {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -42,7 +31,7 @@ async function start(app: App) {
 
 it('types the decorator and the options on the real Fastify 5 instance', async () => {
   const app = fastify5();
-  const receiver = createReceiver({ secret, logger: quiet() });
+  const receiver = createReceiver({ secret, logger: captureLogger() });
   await app.register(webhookPlugin, { receiver, path: '/webhooks' });
   const typed: Receiver = app.webhookReceiver;
   expect(typed).toBe(receiver);
@@ -65,7 +54,7 @@ for (const [name, make] of majors) {
   describe(`${name}: plugin`, () => {
     it("keeps JSON parsing for the app's other routes and exposes the receiver as a decorator", async () => {
       const app = make();
-      const receiver = createReceiver({ secret, logger: quiet(), respond: 'after-handlers' });
+      const receiver = createReceiver({ secret, logger: captureLogger(), respond: 'after-handlers' });
       receiver.on('message.sent', () => {});
       await app.register(webhookPlugin, { receiver, path: '/webhooks' });
       app.post('/api/echo', async (request) => ({ got: request.body }));
@@ -89,7 +78,7 @@ for (const [name, make] of majors) {
 
     it('waits in app.close() for handlers still running after the ack', async () => {
       const app = make();
-      const receiver = createReceiver({ secret, logger: quiet() });
+      const receiver = createReceiver({ secret, logger: captureLogger() });
       const gate = deferred();
       const started = deferred();
       let finished = false;
@@ -123,7 +112,7 @@ for (const [name, make] of majors) {
       [{ receiver: 'r', path: '/w', drainTimeoutMs: -1 }, /`drainTimeoutMs` must be a positive number/],
     ] as [Record<string, unknown>, RegExp][])('refuses %j at register time', async (options, message) => {
       const app = make();
-      const receiver = createReceiver({ secret, logger: quiet() });
+      const receiver = createReceiver({ secret, logger: captureLogger() });
       const resolved = { ...options, receiver: options.receiver === 'r' ? receiver : options.receiver };
       await expect(
         (async () => {

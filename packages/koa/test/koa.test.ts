@@ -1,12 +1,13 @@
 import { createServer } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import { createReceiver, createTestDelivery, type Logger } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import { webhookMiddleware } from '@sms-webhooks/koa';
 import Koa3 from 'koa';
 import Koa2 from 'koa2';
-import { listen } from './listen.js';
+import request from 'supertest';
+import { captureLogger, listen } from '../../../test/helpers/index.js';
 
 const majors = [
   ['koa 3', Koa3],
@@ -14,22 +15,6 @@ const majors = [
 ] as const;
 
 const secret = 'whsec_koaadapter0123456789abcdef0123';
-
-function capture(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const keep = (...args: unknown[]) => lines.push(args.map(String).join(' '));
-  return { lines, warn: keep, error: keep };
-}
-
-async function post(url: string, d: { body: string; headers: Record<string, string> }) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: d.headers,
-    body: d.body,
-    signal: AbortSignal.timeout(5000),
-  });
-  return { status: res.status, json: await res.json() };
-}
 
 for (const [name, Koa] of majors) {
   runAdapterContract(name, {
@@ -52,7 +37,7 @@ for (const [name, Koa] of majors) {
 
   describe(`${name}: body parser interplay`, () => {
     it('uses ctx.request.rawBody when @koa/bodyparser ran first; other routes keep their parsed body', async () => {
-      const receiver = createReceiver({ secret, logger: capture(), respond: 'after-handlers' });
+      const receiver = createReceiver({ secret, logger: captureLogger(), respond: 'after-handlers' });
       const seen: string[] = [];
       receiver.on('message.delivered', (e) => void seen.push(e.data.to));
       const app = new Koa();
@@ -63,28 +48,21 @@ for (const [name, Koa] of majors) {
       });
       app.use(bodyParser());
       app.use(router.routes());
-      const server = await listen(createServer(app.callback()), '/webhooks');
-      try {
-        const d = createTestDelivery('message.delivered', { secret });
-        expect(await post(server.url, d)).toEqual({ status: 200, json: { received: true } });
-        expect(seen).toEqual([d.event.data.to]);
-        const tampered = { ...d, body: d.body.replace('"test":true', '"test":false') };
-        expect(await post(server.url, tampered)).toMatchObject({
-          status: 400,
-          json: { error: { code: 'signature_mismatch' } },
-        });
-        const echo = await post(`${server.origin}/api/echo`, {
-          body: '{"a":1}',
-          headers: { 'content-type': 'application/json' },
-        });
-        expect(echo.json).toEqual({ got: { a: 1 } });
-      } finally {
-        await server.close();
-      }
+      const server = app.callback();
+      const d = createTestDelivery('message.delivered', { secret });
+      await request(server).post('/webhooks').set(d.headers).send(d.body).expect(200, { received: true });
+      expect(seen).toEqual([d.event.data.to]);
+      const tampered = d.body.replace('"test":true', '"test":false');
+      const refused = await request(server).post('/webhooks').set(d.headers).send(tampered).expect(400);
+      expect(refused.body.error.code).toBe('signature_mismatch');
+      await request(server)
+        .post('/api/echo')
+        .send({ a: 1 })
+        .expect(200, { got: { a: 1 } });
     });
 
     it('answers 500 raw_body_unavailable when a parser consumed the stream without keeping it, with one hint', async () => {
-      const logger = capture();
+      const logger = captureLogger();
       const receiver = createReceiver({ secret, logger });
       const handler = vi.fn();
       receiver.on('message.sent', handler);
@@ -97,41 +75,32 @@ for (const [name, Koa] of majors) {
         await next();
       });
       app.use(webhookMiddleware(receiver, { path: '/webhooks' }));
-      const server = await listen(createServer(app.callback()), '/webhooks');
-      try {
-        for (let i = 0; i < 2; i++) {
-          const res = await post(server.url, createTestDelivery('message.sent', { secret }));
-          expect(res).toMatchObject({ status: 500, json: { error: { code: 'raw_body_unavailable' } } });
-        }
-        expect(handler).not.toHaveBeenCalled();
-        const hints = logger.lines.filter((l) => l.includes('already parsed'));
-        expect(hints).toHaveLength(1);
-        expect(hints[0]).toMatch(/before the body parser, or use @koa\/bodyparser/);
-      } finally {
-        await server.close();
+      for (let i = 0; i < 2; i++) {
+        const d = createTestDelivery('message.sent', { secret });
+        const res = await request(app.callback()).post('/webhooks').set(d.headers).send(d.body).timeout(5000);
+        expect(res.status).toBe(500);
+        expect(res.body.error.code).toBe('raw_body_unavailable');
       }
+      expect(handler).not.toHaveBeenCalled();
+      const hints = logger.lines.filter((l) => l.includes('already parsed'));
+      expect(hints).toHaveLength(1);
+      expect(hints[0]).toMatch(/before the body parser, or use @koa\/bodyparser/);
     });
 
     it('passes other paths on to the next middleware when mounted with app.use and a path', async () => {
-      const receiver = createReceiver({ secret, logger: capture() });
+      const receiver = createReceiver({ secret, logger: captureLogger() });
       const app = new Koa();
       app.use(webhookMiddleware(receiver, { path: '/webhooks' }));
       app.use((ctx) => {
         ctx.body = { path: ctx.path };
       });
-      const server = await listen(createServer(app.callback()), '/webhooks');
-      try {
-        const res = await fetch(`${server.origin}/elsewhere`);
-        expect(await res.json()).toEqual({ path: '/elsewhere' });
-      } finally {
-        await server.close();
-      }
+      await request(app.callback()).get('/elsewhere').expect(200, { path: '/elsewhere' });
     });
   });
 }
 
 it('refuses a missing receiver or a bad path at mount time', () => {
   expect(() => webhookMiddleware(undefined as never)).toThrow(/@sms-webhooks\/koa: .*createReceiver/);
-  const receiver = createReceiver({ secret, logger: capture() });
+  const receiver = createReceiver({ secret, logger: captureLogger() });
   expect(() => webhookMiddleware(receiver, { path: 'webhooks' })).toThrow(/`path` must start with '\/'/);
 });

@@ -1,7 +1,7 @@
-/** What reading a Web `Request` body under a byte limit came to. */
-export type BodyReadResult =
-  | { ok: true; body: Uint8Array }
-  | { ok: false; reason: 'too-large' | 'timed-out' | 'unreadable' | 'already-used' };
+/** What reading a Web `Request` body under the receiver's limits came to. */
+export type WebBodyResult =
+  | { body: Uint8Array }
+  | { refused: 'too-large' | 'timed-out' | 'unreadable' | 'already-used' };
 
 function declaredLength(request: Request): number | undefined {
   const value = request.headers.get('content-length');
@@ -23,20 +23,20 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
 /**
  * Reads the body as a stream and stops as soon as it passes `maxBytes`, so an oversized or endless body
  * costs at most `maxBytes` of memory. A declared content-length over the limit is refused unread, and
- * a body still incomplete after `timeoutMs` (a client trickling bytes) is given up on.
+ * a body still incomplete after `timeoutMs` (a client trickling bytes) is given up on. Web APIs only.
  */
-export async function readBody(
+export async function readWebBody(
   request: Request,
   maxBytes: number,
   timeoutMs: number,
-): Promise<BodyReadResult> {
-  if (request.bodyUsed) return { ok: false, reason: 'already-used' };
+): Promise<WebBodyResult> {
+  if (request.bodyUsed) return { refused: 'already-used' };
   const declared = declaredLength(request);
   if (declared !== undefined && declared > maxBytes) {
     request.body?.cancel().catch(() => {});
-    return { ok: false, reason: 'too-large' };
+    return { refused: 'too-large' };
   }
-  if (request.body === null) return { ok: true, body: new Uint8Array(0) };
+  if (request.body === null) return { body: new Uint8Array(0) };
 
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -50,22 +50,22 @@ export async function readBody(
       const next = await Promise.race([reader.read(), late]);
       if (next === 'timed-out') {
         reader.cancel().catch(() => {});
-        return { ok: false, reason: 'timed-out' };
+        return { refused: 'timed-out' };
       }
       const { done, value } = next;
       if (done) break;
       total += value.byteLength;
       if (total > maxBytes) {
         reader.cancel().catch(() => {});
-        return { ok: false, reason: 'too-large' };
+        return { refused: 'too-large' };
       }
       chunks.push(value);
     }
   } catch {
-    return { ok: false, reason: 'unreadable' };
+    return { refused: 'unreadable' };
   } finally {
     clearTimeout(timer);
     reader.releaseLock();
   }
-  return { ok: true, body: concat(chunks, total) };
+  return { body: concat(chunks, total) };
 }

@@ -1,0 +1,87 @@
+import type { AnyWebhookEvent } from './event-types.js';
+import type { WebhookHandlerError } from './handler-error.js';
+import type { AnyWebhookHandler } from './handler-registry.js';
+import type { HeaderSource } from './headers.js';
+import type { RespondMode } from './receiver-options.js';
+import type { ReceiverResponse } from './responses.js';
+
+/**
+ * A delivery's trace context as text headers (W3C `traceparent`), for a queue to carry from the receiver
+ * to the worker that runs the event. Plain JSON, so it fits in a job's data.
+ */
+export type TraceContext = Readonly<Record<string, string>>;
+
+/** A queued event a worker is about to run (`receiver.runHandlers` from `@sms-webhooks/bullmq`). */
+export interface QueuedRun {
+  event: AnyWebhookEvent;
+  /** What `DeliveryObserver.traceContext` gave when the event was dispatched, carried by the queue. */
+  traceContext?: TraceContext;
+}
+
+/** The store operations the receiver runs for a delivery, plus the hand-off to `dispatch`. */
+export type StoreOperation = 'claim' | 'complete' | 'release' | 'dispatch';
+
+/** What the receiver says about itself with each delivery (one frozen object per receiver). */
+export interface InstrumentedReceiver {
+  /** The dedupe store's class name (`MemoryStore`, `RedisStore`, …), or 'custom'. */
+  readonly store: string;
+  readonly respond: RespondMode;
+}
+
+/**
+ * How the receiver reports its steps to a tracing or metrics library: pass one as the receiver's
+ * `instrumentation` option (`@sms-webhooks/otel` builds one for OpenTelemetry). Without it the receiver
+ * makes no call and no allocation for it. Every method must return quickly and must not throw: they run
+ * on the request's path.
+ */
+export interface Instrumentation {
+  /** `receiver.handle` was called; the observer follows that one delivery to its end. */
+  startDelivery(headers: HeaderSource, receiver: InstrumentedReceiver): DeliveryObserver;
+  /**
+   * A request turned away before `receiver.handle` (an adapter's 405, 408 or 413 while reading), so
+   * refusals are counted wherever they happen.
+   */
+  refused?(code: string, status: number): void;
+  /**
+   * Runs a queued event's handlers (`call`) in a worker and returns what `call` returns: a tracer starts
+   * the job's span there, linked to the delivery through `run.traceContext`.
+   */
+  runQueued?<R>(run: QueuedRun, call: () => R): R;
+}
+
+/**
+ * One delivery, in the receiver's order: `verified` (absent when refused), then store operations and
+ * handler runs, `answered` once with what the adapter sends, and `finished` once the handlers ran and
+ * their outcome was recorded. With `respond: 'after-handlers'` `finished` comes before `answered`; with
+ * 'immediately' after it (`answered(…, true)`); a delivery that runs no handler here (refused, ignored,
+ * duplicate, in flight, dispatched) gets no `finished`.
+ */
+export interface DeliveryObserver {
+  /** The signature, timestamp and envelope checked out. `attempt` is the delivery-attempt header. */
+  verified(event: AnyWebhookEvent, attempt: number | undefined): void;
+  /**
+   * Runs one store operation (or the dispatch) and returns what `call` returns, unchanged: a plain value
+   * stays a plain value (a synchronous store keeps its fast path). A throw or a rejection passes through.
+   */
+  store<R>(operation: StoreOperation, call: () => R): R;
+  /**
+   * Runs one handler and returns what `call` returns, unchanged. `call` runs synchronously inside, so a
+   * tracer can make its span the active one and the handler's own spans nest under it.
+   */
+  runHandler<R>(handler: AnyWebhookHandler, call: () => R): R;
+  /**
+   * The delivery's trace context, asked for before a `dispatch` so the queue can carry it to the worker
+   * (`DispatchedEvent.traceContext`); undefined when there is none (not sampled).
+   */
+  traceContext?(): TraceContext | undefined;
+  /** The answer the adapter is about to write; `pending` when handlers still run after it. */
+  answered(response: ReceiverResponse, pending: boolean): void;
+  /** `receiver.handle` threw (a bug, not bad input): no answer follows. */
+  threw(error: unknown): void;
+  /** The handlers ran and their outcome was recorded; `error` holds every handler failure. */
+  finished(error: WebhookHandlerError | undefined): void;
+}
+
+export function isInstrumentation(value: unknown): value is Instrumentation {
+  return typeof (value as Instrumentation | null)?.startDelivery === 'function';
+}

@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerRefusal } from './answer-refusal.js';
+import { isRawBody } from './raw-body.js';
+import { readNodeBody } from './read-node-body.js';
+import { type Receiver, refuse } from './receiver.js';
+import { METHOD_NOT_ALLOWED, RAW_BODY_UNAVAILABLE, type ReceiverResponse, rawBodyHint } from './responses.js';
+
+/** What an adapter tells the Node entry about one request. */
+export interface NodeExchange {
+  /** The body a framework's parser already read and kept as bytes or text (`express.raw()`'s `req.body`). */
+  keptBody?: unknown;
+  /** Writes an answer through the framework; called at most once, and not at all when the client went away. */
+  write(response: ReceiverResponse): void;
+  /**
+   * Hands over Node's own response for the answer to a refused body (413, 408), which must go out while
+   * the body is still arriving and end only after it: in Koa, `ctx.respond = false`; in Fastify,
+   * `reply.hijack()`. Then `write` is not called.
+   */
+  takeOver(): ServerResponse;
+}
+
+export interface NodeHandlerOptions {
+  /** The adapter's package name, which starts its errors. */
+  name: string;
+  /** The framework's own remedy, logged once when another body parser consumed the body first. */
+  howToFix: string;
+}
+
+export type NodeHandler = (req: IncomingMessage, exchange: NodeExchange) => Promise<void>;
+
+/**
+ * The one Node entry every adapter calls: method check, kept or consumed body, bounded read with its
+ * time-out, every error answer and the drain after a refusal, then `receiver.handle`. Adapters only say
+ * where a kept body is and how to write.
+ */
+export function createNodeHandler(receiver: Receiver, options: NodeHandlerOptions): NodeHandler {
+  if (typeof receiver?.handle !== 'function' || typeof receiver.options?.maxBodyBytes !== 'number') {
+    throw new TypeError(`${options.name}: needs a receiver from createReceiver().`);
+  }
+  const hint = rawBodyHint(options.howToFix);
+  let hinted = false;
+  let decodedHinted = false;
+
+  return (req, exchange) => {
+    if (req.method !== 'POST') return done(exchange.write(refuse(receiver, METHOD_NOT_ALLOWED)));
+    if (isRawBody(exchange.keptBody)) {
+      if (!decodedHinted && isEncoded(req)) {
+        decodedHinted = true;
+        receiver.options.logger.warn(
+          `sms-webhooks: the webhook body was decompressed (content-encoding: ${req.headers['content-encoding']}) by a body parser that ran before the webhook route, so an unauthenticated request was inflated and parsed before its signature was checked, and the signature was checked on the decompressed bytes. ${options.howToFix}`,
+        );
+      }
+      // receiver.handle checks the limit on it again
+      return receiver
+        .handle({ rawBody: exchange.keptBody, headers: req.headers })
+        .then((response) => exchange.write(response));
+    }
+    if (req.readableEnded || !req.readable) {
+      // Another parser read the stream: reading again would wait for an 'end' that already happened.
+      if (!hinted) {
+        hinted = true;
+        receiver.options.logger.error(hint);
+      }
+      return done(exchange.write(refuse(receiver, RAW_BODY_UNAVAILABLE)));
+    }
+    // Callbacks, not awaits: this runs for every delivery, and each await is a microtask turn.
+    return new Promise<void>((resolve, reject) => {
+      readNodeBody(req, receiver.options, (read) => {
+        if ('aborted' in read) return resolve();
+        if ('refused' in read) {
+          answerRefusal(req, exchange.takeOver(), refuse(receiver, read.refused)).then(resolve, reject);
+          return;
+        }
+        receiver.handle({ rawBody: read.body, headers: req.headers }).then((response) => {
+          exchange.write(response);
+          resolve();
+        }, reject);
+      });
+    });
+  };
+}
+
+const DONE = Promise.resolve();
+/** Takes the `write` call that just ran, and says the request is done. */
+function done(_written: unknown): Promise<void> {
+  return DONE;
+}
+
+function isEncoded(req: IncomingMessage): boolean {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  return encoding !== undefined && encoding !== '' && encoding !== 'identity';
+}
+
+/** `exchange.write` for a plain `ServerResponse` (Express, `node:http`). */
+export function writeNodeResponse(res: ServerResponse, response: ReceiverResponse): void {
+  res.writeHead(response.status, response.headers);
+  res.end(response.body);
+}

@@ -1,0 +1,31 @@
+import type { RawBody } from '../raw-body.js';
+
+/** An HMAC-SHA256 digest: at once from node:crypto, later from Web Crypto (which has only async calls). */
+export type Digest = Uint8Array | Promise<Uint8Array>;
+
+/** A webhook secret prepared for HMAC-SHA256 over `${t}.` + body. */
+export interface SigningKey {
+  sign(timestampText: string, rawBody: RawBody): Digest;
+}
+
+/**
+ * What differs between the Node build and the Web build (Workers, Vercel Edge, browsers): the crypto and
+ * the byte helpers. Everything else, the whole verification and receiver policy, is shared.
+ */
+export interface Platform {
+  /** False where HMAC is only asynchronous (Web Crypto): the synchronous helpers then throw, saying so. */
+  readonly syncHmac: boolean;
+  readonly HmacKey: new (secret: string | Uint8Array) => SigningKey;
+  /** Constant-time comparison of two 32-byte digests. */
+  digestsEqual(a: Uint8Array, b: Uint8Array): boolean;
+  /** The 64 hex characters of `text` from `start` as 32 bytes, or undefined when any is not a hex digit. */
+  hexDigest(text: string, start: number): Uint8Array | undefined;
+  toHex(bytes: Uint8Array): string;
+  /** Strict UTF-8: throws a TypeError on bytes that are not valid UTF-8. */
+  decodeUtf8(bytes: Uint8Array): string;
+  utf8ByteLength(text: string): number;
+  /** `bytes` random bytes as hex. */
+  randomHex(bytes: number): string;
+  /** A signature made with a node:crypto KeyObject, or undefined when `secret` is not one. */
+  keyObjectDigest(secret: unknown, timestampText: string, rawBody: RawBody): Uint8Array | undefined;
+}

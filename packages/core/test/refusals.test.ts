@@ -1,0 +1,98 @@
+import { createReceiver, createTestDelivery, type Refusal } from '@sms-webhooks/core';
+import { SampledLog } from '../src/sampled-log.js';
+import { captureLogger, secret } from './helpers.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('refusals: counted by hooks, sampled in the log', () => {
+  it('10,000 bad requests write one log line per code; onRefused sees all 10,000', async () => {
+    const logger = captureLogger();
+    const receiver = createReceiver({ secret, logger });
+    const seen = new Map<string, number>();
+    receiver.onRefused(
+      (r: Refusal) => void seen.set(`${r.status} ${r.code}`, (seen.get(`${r.status} ${r.code}`) ?? 0) + 1),
+    );
+    const d = createTestDelivery('message.sent', { secret });
+    const forged = createTestDelivery('message.sent', { secret: 'whsec_someoneelse' });
+    const stale = createTestDelivery('message.sent', {
+      secret,
+      timestamp: Math.floor(Date.now() / 1000) - 3600,
+    });
+    const { 'x-service-signature': _, ...unsigned } = d.headers;
+    const kinds = [
+      { rawBody: forged.body, headers: forged.headers },
+      { rawBody: stale.body, headers: stale.headers },
+      { rawBody: d.body, headers: unsigned },
+      { rawBody: d.body.replace('message.sent', 'message.sent '), headers: d.headers },
+    ];
+    for (let i = 0; i < 10_000; i++) await receiver.handle(kinds[i % kinds.length]!);
+
+    expect([...seen.values()].reduce((a, b) => a + b, 0)).toBe(10_000);
+    expect(Object.fromEntries(seen)).toEqual({
+      '400 signature_mismatch': 5_000,
+      '400 timestamp_out_of_tolerance': 2_500,
+      '400 signature_missing': 2_500,
+    });
+    expect(logger.lines).toHaveLength(3);
+    expect(logger.text()).not.toContain(secret);
+  });
+
+  it('a hook that throws is logged and the answer stands', async () => {
+    const logger = captureLogger();
+    const receiver = createReceiver({ secret, logger });
+    receiver.onRefused(() => {
+      throw new Error('metrics down');
+    });
+    const forged = createTestDelivery('message.sent', { secret: 'whsec_someoneelse' });
+    const res = await receiver.handle({ rawBody: forged.body, headers: forged.headers });
+    expect(res.status).toBe(400);
+    expect(logger.text()).toContain('an onRefused hook failed: Error: metrics down');
+  });
+
+  it('SampledLog: the first line in full, then one summary per kind per interval, then quiet', async () => {
+    const logger = captureLogger();
+    const log = new SampledLog(logger, 40);
+    for (let i = 0; i < 500; i++)
+      log.warn('signature_mismatch refusals', () => 'delivery refused (signature_mismatch)');
+    log.warn('payload_invalid refusals', () => 'delivery refused (payload_invalid)');
+    expect(logger.lines).toEqual([
+      'warn sms-webhooks: delivery refused (signature_mismatch)',
+      'warn sms-webhooks: delivery refused (payload_invalid)',
+    ]);
+    await sleep(70);
+    expect(logger.lines.slice(2)).toEqual([
+      'warn sms-webhooks: 499 more signature_mismatch refusals in the last 0 s (first one logged in full)',
+    ]);
+    await sleep(120);
+    expect(logger.lines).toHaveLength(3);
+  });
+});
+
+describe('registration and ignored events', () => {
+  it('warns at on() for a type that is not a known event type, naming the closest one', () => {
+    const logger = captureLogger();
+    const receiver = createReceiver({ secret, logger });
+    receiver.on('message.delivred' as 'message.delivered', () => {});
+    receiver.on('message.delivered', () => {});
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toContain(
+      `on("message.delivred") is not a known event type; did you mean 'message.delivered'?`,
+    );
+  });
+
+  it('logs an ignored event once per type, saying which types have handlers', async () => {
+    const logger = captureLogger();
+    const receiver = createReceiver({ secret, logger });
+    receiver.on('message.failed', () => {});
+    for (let i = 0; i < 3; i++) {
+      const d = createTestDelivery('message.delivered', { secret });
+      expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).body).toBe(
+        '{"received":true,"ignored":true}',
+      );
+    }
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.lines[0]).toMatch(
+      /\(message\.delivered\) acknowledged as ignored: no handler for this type\. Handlers are registered for: message\.failed\./,
+    );
+  });
+});
