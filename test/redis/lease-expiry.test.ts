@@ -1,7 +1,7 @@
-import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, type DedupeStore } from '@sms-webhooks/core';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type Connected, connect } from './clients.js';
-import { captureLogger, counter, secret, send, sleep } from './harness.js';
+import { captureLogger, counter, runPrefix, secret, send, sleep } from './harness.js';
 
 let server: RedisServer;
 let a: Connected;
@@ -41,10 +41,56 @@ describe('lease expiry', () => {
     expect(await b.command('GET', key)).toBe('c:next');
   });
 
-  it('an instance whose handler hangs past the lease loses the event to a redelivery elsewhere', async () => {
+  it('a live instance whose handler runs past the lease keeps the event: redeliveries elsewhere get 409', {
+    timeout: 15_000,
+  }, async () => {
+    const prefix = runPrefix('lease-renew');
+    const options = { secret, respond: 'after-handlers', leaseMs: 1000, logger: captureLogger() } as const;
+    const slow = createReceiver({ ...options, store: a.store({ prefix }) });
+    const other = createReceiver({ ...options, store: b.store({ prefix }) });
+    let running = 0;
+    let most = 0;
+    const runs = counter();
+    const handler = async (event: { id: string }) => {
+      most = Math.max(most, ++running);
+      await sleep(2500);
+      running--;
+      runs.add(event.id);
+    };
+    slow.on('message.sent', handler);
+    other.on('message.sent', handler);
+
+    const d = createTestDelivery('message.sent', { secret });
+    const first = send(slow, d);
+    const during: number[] = [];
+    // The service's retries, sped up: every 0.5 s, to the other instance, while the 2.5 s handler runs.
+    for (let t = 500; t <= 2000; t += 500) {
+      await sleep(500);
+      const answer = await send(other, d);
+      during.push(answer.status);
+      expect(answer.body.error?.code).toBe('in_flight');
+    }
+    expect(during).toEqual([409, 409, 409, 409]);
+    expect(await first).toEqual({ status: 200, body: { received: true } });
+    expect(await send(other, d)).toEqual({ status: 200, body: { received: true, duplicate: true } });
+    expect(runs.get(d.event.id)).toBe(1);
+    expect(most).toBe(1);
+    // No renewal failed, and no claim ran out while the handler ran.
+    expect(options.logger.lines.filter((l) => l.startsWith('error'))).toEqual([]);
+  });
+
+  it('with a store that cannot renew, a handler that hangs past the lease loses the event to a redelivery', async () => {
     const prefix = `lease-recv-${Date.now()}:`;
     const options = { secret, respond: 'after-handlers', leaseMs: 300, logger: captureLogger() } as const;
-    const stuck = createReceiver({ ...options, store: a.store({ prefix }) });
+    // What a third-party store without renew() gives: the claim runs out after leaseMs whatever runs.
+    const inner = a.store({ prefix });
+    const noRenew: DedupeStore = {
+      localKeys: false,
+      claim: (...args) => inner.claim(...args),
+      complete: (...args) => inner.complete(...args),
+      release: (...args) => inner.release(...args),
+    };
+    const stuck = createReceiver({ ...options, store: noRenew });
     const healthy = createReceiver({ ...options, store: b.store({ prefix }) });
     const runs = counter();
     let unstick!: () => void;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReceiver } from '@sms-webhooks/core';
-import { CLAIM, RedisStore } from '@sms-webhooks/redis';
+import { RedisStore } from '@sms-webhooks/redis';
+import { CLAIM, COMPLETE, RELEASE, RENEW } from '../../packages/redis/src/scripts.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type Connected, connect } from './clients.js';
 import { runPrefix } from './harness.js';
@@ -67,8 +68,25 @@ describe('RedisStore: scripts', () => {
     expect(await redis.command('LRANGE', store.keyFor(id), '0', '-1')).toEqual(['not-a-claim']);
   });
 
+  it('renew runs EVALSHA and falls back to EVAL once after SCRIPT FLUSH, as the others do', async () => {
+    const { store, sent } = recordingStore();
+    const id = uniq();
+    await store.claim(id, 'a', HOUR);
+    expect(await store.renew(id, 'a', HOUR)).toBe(true); // loads the renew script
+    await redis.command('SCRIPT', 'FLUSH');
+    sent.length = 0;
+    expect(await store.renew(id, 'a', HOUR)).toBe(true);
+    expect(sent.map((c) => c[0])).toEqual(['EVALSHA', 'EVAL']);
+    expect(sent[0]![1]).toBe(RENEW.sha1);
+    sent.length = 0;
+    expect(await store.renew(id, 'b', HOUR)).toBe(false);
+    expect(sent.map((c) => c[0])).toEqual(['EVALSHA']);
+  });
+
   it('script SHA-1s match what the server computes', async () => {
-    expect(await redis.command('SCRIPT', 'LOAD', CLAIM.source)).toBe(CLAIM.sha1);
+    for (const script of [CLAIM, COMPLETE, RELEASE, RENEW]) {
+      expect(await redis.command('SCRIPT', 'LOAD', script.source)).toBe(script.sha1);
+    }
   });
 });
 
@@ -89,6 +107,28 @@ describe('RedisStore: key layout', () => {
     await s.complete(id, 'tok1', HOUR);
     expect(await redis.command('GET', `${prefix}id:${id}`)).toBe('c:tok1');
     expect(Number(await redis.command('PTTL', `${prefix}id:${id}`))).toBeGreaterThan(HOUR - 10_000);
+  });
+
+  it('renew keeps p:<token> and sets its TTL to the new lease; other states are left alone', async () => {
+    const prefix = runPrefix('renew');
+    const s = store(prefix);
+    const id = uniq();
+    const key = `${prefix}id:${id}`;
+    await s.claim(id, 'tok1', 1000);
+    expect(await s.renew(id, 'tok1', HOUR)).toBe(true);
+    expect(await redis.command('GET', key)).toBe('p:tok1');
+    expect(Number(await redis.command('PTTL', key))).toBeGreaterThan(HOUR - 10_000);
+    expect(await s.renew(id, 'tok1', 2000)).toBe(true); // to leaseMs from now, shorter too
+    expect(Number(await redis.command('PTTL', key))).toBeLessThanOrEqual(2000);
+
+    await s.complete(id, 'tok1', HOUR);
+    expect(await s.renew(id, 'tok1', 1000)).toBe(false);
+    expect(await redis.command('GET', key)).toBe('c:tok1');
+    expect(Number(await redis.command('PTTL', key))).toBeGreaterThan(HOUR - 10_000);
+
+    // A token that reads as the completed marker's suffix cannot renew it.
+    expect(await s.renew(id, 'c:tok1', 1000)).toBe(false);
+    await expect(s.renew(id, 'tok1', 0)).rejects.toThrow(/leaseMs must be a positive/);
   });
 
   it('uses the default prefix sms-webhooks:', async () => {

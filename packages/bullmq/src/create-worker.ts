@@ -1,4 +1,5 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
+import { LeaseKeeper } from '@sms-webhooks/core/adapter';
 import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
@@ -19,6 +20,12 @@ export interface CreateWorkerOptions {
   /** How long a completed event id is remembered. Default the receiver's, or 24 h. */
   retainMs?: number;
   /**
+   * The lease the job's claim is renewed to while its handlers run (at the start, then every `leaseMs / 3`),
+   * so a redelivery meanwhile is answered 409 rather than claiming the event again. Default the receiver's,
+   * or 5 min: use the receiving side's `leaseMs`. A worker that dies stops renewing; the claim then runs out.
+   */
+  leaseMs?: number;
+  /**
    * Called once per job that failed for good: last attempt failed, an UnrecoverableError, or stalled
    * more than `maxStalledCount` times. Never rethrown. Default: the receiver's `onError` hooks (with a
    * WebhookHandlerError), or a logged line with a handler map.
@@ -31,6 +38,7 @@ export interface CreateWorkerOptions {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_LEASE_MS = 5 * 60 * 1000;
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -69,6 +77,12 @@ export function createWorker(
   const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
+  const leaseMs = options.leaseMs ?? receiver?.options.leaseMs ?? DEFAULT_LEASE_MS;
+  if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+    throw new TypeError(
+      `@sms-webhooks/bullmq: \`leaseMs\` must be a positive integer (ms), got ${String(leaseMs)}.`,
+    );
+  }
   const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
   let warnedNoStore = false;
 
@@ -80,6 +94,24 @@ export function createWorker(
         '@sms-webhooks/bullmq: jobs carry dedupe claims but this worker has no `store`; pass the same store the receiver uses.',
       );
     }
+  }
+
+  const leases = store === undefined ? undefined : new LeaseKeeper(store, leaseMs, logger);
+
+  /**
+   * Keeps the job's claim alive while its handlers run (release the result when they end). Renewed once
+   * at the start, because its lease has been running since the receiver claimed, through the queue wait;
+   * then every `leaseMs / 3` on the keeper's timer. A claim already gone is left alone: the job runs all
+   * the same, and `recordCompletion` records the outcome afresh.
+   */
+  async function holdClaim({ claim, event }: WebhookJobData) {
+    if (leases === undefined || claim === undefined || store?.renew === undefined) return undefined;
+    try {
+      if (!(await store.renew(claim.key, claim.token, leaseMs))) return undefined;
+    } catch (error) {
+      logger.error(`@sms-webhooks/bullmq: could not renew the claim on ${event.id}: ${describe(error)}`);
+    }
+    return leases.hold(claim.key, claim.token);
   }
 
   async function report(job: WebhookJob, error: unknown): Promise<void> {
@@ -107,10 +139,13 @@ export function createWorker(
   const worker = new WebhookWorker(
     options.queue ?? DEFAULT_QUEUE_NAME,
     async (job) => {
+      const lease = await holdClaim(job.data);
       try {
-        await run(job.data.event, toHandlerContext(job.data));
+        await run(job.data.event, toHandlerContext(job.data), job.data.traceContext);
       } catch (error) {
         throw toJobError(error);
+      } finally {
+        leases?.release(lease);
       }
       await complete(job.data);
     },

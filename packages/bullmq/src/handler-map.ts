@@ -13,7 +13,11 @@ export type WebhookHandlers = {
   [T in EventType]?: WebhookHandler<T> | readonly WebhookHandler<T>[];
 } & { '*'?: AnyWebhookHandler | readonly AnyWebhookHandler[] };
 
-export type RunHandlers = (event: AnyWebhookEvent, ctx: HandlerContext) => Promise<void>;
+export type RunHandlers = (
+  event: AnyWebhookEvent,
+  ctx: HandlerContext,
+  traceContext?: Readonly<Record<string, string>>,
+) => Promise<void>;
 
 function list(entry: unknown): AnyWebhookHandler[] {
   if (entry === undefined) return [];
@@ -45,7 +49,9 @@ function fromMap(handlers: WebhookHandlers): RunHandlers {
 }
 
 export function toRunHandlers(source: Receiver | WebhookHandlers): RunHandlers {
-  if (isReceiver(source)) return (event, ctx) => source.runHandlers(event, ctx);
+  if (isReceiver(source)) {
+    return (event, ctx, traceContext) => source.runHandlers(event, ctx, { traceContext });
+  }
   if (typeof source !== 'object' || source === null) {
     throw new TypeError(
       '@sms-webhooks/bullmq: createWorker needs a receiver (createReceiver) or a map of handlers by event type.',

@@ -1,5 +1,5 @@
 export { type CreateWorkerOptions, createWorker, type WebhookJob } from './create-worker.js';
 export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
-export { type RunHandlers, toRunHandlers, type WebhookHandlers } from './handler-map.js';
-export { DEFAULT_QUEUE_NAME, toHandlerContext, toJobData, type WebhookJobData } from './job-data.js';
+export type { WebhookHandlers } from './handler-map.js';
+export { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 export { eventIdOfJob, jobIdFor } from './job-id.js';

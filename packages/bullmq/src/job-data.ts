@@ -11,12 +11,15 @@ export interface WebhookJobData {
   /** ISO time the receiver accepted the delivery. */
   receivedAt: string;
   claim?: DispatchClaim;
+  /** The delivery's trace context (W3C traceparent) when the receiver is instrumented: the job's span links to it. */
+  traceContext?: Readonly<Record<string, string>>;
 }
 
-export function toJobData({ event, ctx, claim }: DispatchedEvent): WebhookJobData {
+export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent): WebhookJobData {
   const data: WebhookJobData = { event, receivedAt: ctx.receivedAt.toISOString() };
   if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
   if (claim !== undefined) data.claim = claim;
+  if (traceContext !== undefined) data.traceContext = traceContext;
   return data;
 }
 

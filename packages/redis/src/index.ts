@@ -1,5 +1,4 @@
 export { RedisStoreError, type RedisStoreErrorCode } from './errors.js';
-export { eventKey, MAX_RAW_ID_BYTES } from './event-key.js';
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_PREFIX,
@@ -8,7 +7,6 @@ export {
   type RedisStoreOptions,
   type RedisStoreSendCommandOptions,
 } from './redis-store.js';
-export { CLAIM, COMPLETE, type LuaScript, RELEASE } from './scripts.js';
 export type {
   ClientType,
   IoredisLike,

@@ -1,7 +1,7 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
 import { RedisStoreError } from './errors.js';
 import { eventKey } from './event-key.js';
-import { CLAIM, COMPLETE, type LuaScript, RELEASE } from './scripts.js';
+import { CLAIM, COMPLETE, type LuaScript, RELEASE, RENEW } from './scripts.js';
 import {
   type ClientType,
   fromClient,
@@ -126,6 +126,11 @@ export class RedisStore implements DedupeStore {
 
   async release(key: string, token: string): Promise<boolean> {
     return this.#flag(RELEASE, await this.#bounded(this.#run(RELEASE, key, [token]), RELEASE, key));
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const work = this.#run(RENEW, key, [token, duration('leaseMs', leaseMs)]);
+    return this.#flag(RENEW, await this.#bounded(work, RENEW, key));
   }
 
   /**

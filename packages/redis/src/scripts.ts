@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The three Lua scripts behind RedisStore. Each touches exactly one key (KEYS[1]), so they run on
+ * The four Lua scripts behind RedisStore. Each touches exactly one key (KEYS[1]), so they run on
  * Redis Cluster, and each is one atomic round trip.
  *
  * Values: `p:<token>` while a claim is in flight (the key expires after the lease), `c:<token>` once
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
  * completed marker.
  */
 export interface LuaScript {
-  readonly name: 'claim' | 'complete' | 'release';
+  readonly name: 'claim' | 'complete' | 'release' | 'renew';
   readonly source: string;
   readonly sha1: string;
 }
@@ -48,6 +48,17 @@ export const RELEASE = script(
   'release',
   `if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then
   redis.call('DEL', KEYS[1])
+  return 1
+end
+return 0
+`,
+);
+
+/** ARGV: token, leaseMs. Returns 1 when `token` held a live claim (now expiring leaseMs from now), else 0. */
+export const RENEW = script(
+  'renew',
+  `if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
 end
 return 0
