@@ -1,0 +1,24 @@
+export type {
+  PgPoolLike,
+  PgQueryable,
+  PostgresJsLike,
+  PostgresJsQueryable,
+  QueryFunction,
+  Row,
+} from './clients.js';
+export { PostgresStoreError, type PostgresStoreErrorCode } from './errors.js';
+export { MAX_RAW_KEY_BYTES, storedKey } from './event-key.js';
+export { migrate } from './migrate.js';
+export {
+  type ClaimContext,
+  DEFAULT_RETAIN_MS,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  DEFAULT_SWEEP_BATCH,
+  DEFAULT_SWEEP_INTERVAL_MS,
+  PostgresStore,
+  type PostgresStoreOptions,
+  type PostgresStorePgOptions,
+  type PostgresStorePostgresJsOptions,
+  type PostgresStoreQueryOptions,
+} from './postgres-store.js';
+export { DEFAULT_TABLE, migrationSql } from './statements.js';

@@ -1,0 +1,393 @@
+import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import {
+  fromPg,
+  fromPostgresJs,
+  fromQuery,
+  isPgQueryable,
+  isPostgresJs,
+  type PgPoolLike,
+  type PgTransactionClient,
+  type PostgresJsLike,
+  type QueryFunction,
+  type Run,
+  runIn,
+} from './clients.js';
+import { PostgresStoreError } from './errors.js';
+import { storedKey } from './event-key.js';
+import { DEFAULT_TABLE, migrateStatement, type Statements, statements } from './statements.js';
+import { withTimeout } from './with-timeout.js';
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
+export const DEFAULT_RETAIN_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+export const DEFAULT_SWEEP_BATCH = 500;
+
+interface CommonOptions {
+  /** The dedupe table, `name` or `schema.name`. Default 'sms_webhook_events'. */
+  table?: string;
+  /**
+   * Longest wait for one store statement, in ms. Default 2000. A slower or unreachable database makes
+   * the operation reject, so the receiver answers 503 instead of hanging. `Infinity` turns it off.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * How long a record completed inside a handler's transaction is kept, in ms, should the process die
+   * before the receiver confirms it (the receiver's own `retainMs` applies once it does). Default 24 h.
+   */
+  retainMs?: number;
+  /** Expired rows are removed at most this often, in ms, by the instance's next claim. 0 turns it off. Default 60 s. */
+  sweepIntervalMs?: number;
+  /** Rows removed by one sweep statement at most. Default 500. */
+  sweepBatch?: number;
+  /**
+   * Use named prepared statements (pg) or prepared queries (postgres.js). Default: on for pg; for
+   * postgres.js, what the client says (`postgres({ prepare })`). Turn off behind PgBouncer < 1.21 in
+   * transaction mode.
+   */
+  prepare?: boolean;
+}
+
+export interface PostgresStorePgOptions<Tx> extends CommonOptions {
+  /** A `pg.Pool`. Never ended by the store. `store.transaction` checks a client out of it. */
+  pool: PgPoolLike<Tx>;
+  sql?: never;
+  query?: never;
+}
+
+export interface PostgresStorePostgresJsOptions<Tx> extends CommonOptions {
+  /** A postgres.js `postgres()` instance. Never ended by the store. */
+  sql: PostgresJsLike<Tx>;
+  pool?: never;
+  query?: never;
+}
+
+export interface PostgresStoreQueryOptions extends CommonOptions {
+  /**
+   * `(text, values) => Promise<rows | { rows }>` for any other client. `store.transaction` is then not
+   * available: complete the record inside your own transaction with `store.completeIn(ctx, tx)`.
+   */
+  query: QueryFunction;
+  pool?: never;
+  sql?: never;
+}
+
+export type PostgresStoreOptions<Tx = unknown> =
+  | PostgresStorePgOptions<Tx>
+  | PostgresStorePostgresJsOptions<Tx>
+  | PostgresStoreQueryOptions;
+
+/** What `transaction` and `completeIn` need of the handler's context: `ctx.claim`. */
+export interface ClaimContext {
+  claim?: { key: string; token: string } | undefined;
+}
+
+const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
+
+function fail(message: string): never {
+  throw new PostgresStoreError('ERR_SMS_POSTGRES_OPTIONS', message);
+}
+
+function positive(name: string, value: unknown, allowInfinity = false): number {
+  if (
+    typeof value !== 'number' ||
+    Number.isNaN(value) ||
+    value <= 0 ||
+    (!allowInfinity && !Number.isFinite(value))
+  ) {
+    fail(`${name} must be a positive number${allowInfinity ? ' (or Infinity)' : ''}, got ${String(value)}.`);
+  }
+  return value;
+}
+
+/** Durations go to SQL as whole milliseconds, rounded up so a lease is never shorter than asked. */
+function duration(name: string, ms: number): number {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+    throw new TypeError(
+      `@sms-webhooks/postgres: ${name} must be a positive number of ms, got ${String(ms)}.`,
+    );
+  }
+  return Math.ceil(ms);
+}
+
+/**
+ * A DedupeStore in a PostgreSQL table, shared by every instance that uses the same database, and the
+ * one store that can make a handler's effects exactly-once: `transaction` commits the handler's writes
+ * and the completed dedupe record together. Each operation is one statement, one round trip.
+ * `Tx` is the transaction client your `transaction` callback gets: a pg `PoolClient` or a postgres.js
+ * `TransactionSql`, inferred from the client you pass.
+ */
+export class PostgresStore<Tx = never> implements DedupeStore {
+  readonly localKeys = false;
+  readonly table: string;
+  readonly statementTimeoutMs: number;
+  readonly retainMs: number;
+  readonly sweepIntervalMs: number;
+  readonly sweepBatch: number;
+  readonly #sql: Statements;
+  readonly #run: Run;
+  readonly #prepare: boolean | undefined;
+  readonly #pool: PgPoolLike<Tx> | undefined;
+  readonly #postgresJs: PostgresJsLike<Tx> | undefined;
+  #nextSweep = 0;
+  #sweeping: Promise<unknown> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresStoreOptions<Tx>) {
+    if (typeof options !== 'object' || options === null) {
+      fail('pass options: new PostgresStore({ pool }) (pg), ({ sql }) (postgres.js) or ({ query }).');
+    }
+    const given = ['pool', 'sql', 'query'].filter(
+      (k) => (options as unknown as Record<string, unknown>)[k] !== undefined,
+    );
+    if (given.length !== 1) {
+      fail(
+        given.length === 0
+          ? 'pass a client: new PostgresStore({ pool }) with a pg.Pool, ({ sql }) with postgres.js, or ({ query }).'
+          : `pass one client, not ${given.join(' and ')}.`,
+      );
+    }
+    const {
+      table = DEFAULT_TABLE,
+      statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+      retainMs = DEFAULT_RETAIN_MS,
+      sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS,
+      sweepBatch = DEFAULT_SWEEP_BATCH,
+      prepare,
+    } = options;
+    this.#sql = statements(table);
+    this.table = table;
+    this.statementTimeoutMs = positive('statementTimeoutMs', statementTimeoutMs, true);
+    this.retainMs = positive('retainMs', retainMs);
+    if (typeof sweepIntervalMs !== 'number' || !(sweepIntervalMs >= 0)) {
+      fail(`sweepIntervalMs must be 0 (off) or a positive number of ms, got ${String(sweepIntervalMs)}.`);
+    }
+    this.sweepIntervalMs = sweepIntervalMs;
+    if (!Number.isInteger(sweepBatch) || sweepBatch < 1) {
+      fail(`sweepBatch must be a positive integer, got ${String(sweepBatch)}.`);
+    }
+    this.sweepBatch = sweepBatch;
+    if (prepare !== undefined && typeof prepare !== 'boolean') fail('prepare must be true or false.');
+    this.#prepare = prepare;
+
+    if (options.pool !== undefined) {
+      const pool = options.pool;
+      if (!isPgQueryable(pool) || typeof (pool as { connect?: unknown }).connect !== 'function') {
+        fail('pool must be a pg.Pool (with query() and connect()); for postgres.js pass { sql } instead.');
+      }
+      this.#pool = pool;
+      this.#run = fromPg(pool, prepare ?? true);
+    } else if (options.sql !== undefined) {
+      const sql = options.sql;
+      if (!isPostgresJs(sql) || typeof (sql as { begin?: unknown }).begin !== 'function') {
+        fail('sql must be a postgres.js instance (postgres(url)); for pg pass { pool } instead.');
+      }
+      this.#postgresJs = sql;
+      this.#run = fromPostgresJs(sql, prepare);
+    } else {
+      if (typeof options.query !== 'function') {
+        fail('query must be a function (text, values) => Promise<rows | { rows }>.');
+      }
+      this.#run = fromQuery(options.query);
+    }
+  }
+
+  /** The value of the `key` column for an event id (the id, or `sha256:<hex>` for long or odd ids). */
+  keyFor(id: string): string {
+    return storedKey(id);
+  }
+
+  /** Creates the table and its index if missing; safe to run from several instances at once. */
+  async migrate(): Promise<void> {
+    await this.#run('migrate', migrateStatement(this.table), []);
+  }
+
+  /** Called by the receiver before its first claim: a missing table is an error that says what to run. */
+  async init(): Promise<void> {
+    const [row] = await this.#bounded(this.#run('exists', this.#sql.exists, [this.table]), 'the table check');
+    if (row?.ok !== true) {
+      throw new PostgresStoreError(
+        'ERR_SMS_POSTGRES_NO_TABLE',
+        `the table ${this.table} does not exist: call await store.migrate() at start-up, or run ` +
+          "@sms-webhooks/postgres's sql/migration.sql with your migrations.",
+      );
+    }
+  }
+
+  async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
+    const work = this.#run('claim', this.#sql.claim, [storedKey(key), token, duration('leaseMs', leaseMs)]);
+    let rows: Awaited<typeof work>;
+    try {
+      rows = await this.#bounded(work, `claim of ${key.slice(0, 80)}`);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_POSTGRES_TIMEOUT') {
+        this.#undoLateClaim(work, key, token);
+      }
+      throw error;
+    }
+    const result = rows[0]?.result;
+    if (typeof result !== 'string' || !CLAIM_RESULTS.has(result)) throw this.#badReply('claim', rows);
+    this.#maybeSweep();
+    return result as ClaimResult;
+  }
+
+  async complete(key: string, token: string, retainMs: number): Promise<boolean> {
+    const values = [storedKey(key), token, duration('retainMs', retainMs)];
+    return this.#flag(this.#run('complete', this.#sql.complete, values), 'complete', key);
+  }
+
+  async release(key: string, token: string): Promise<boolean> {
+    return this.#flag(this.#run('release', this.#sql.release, [storedKey(key), token]), 'release', key);
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
+    return this.#flag(this.#run('renew', this.#sql.renew, values), 'renew', key);
+  }
+
+  /**
+   * Runs `fn` in a transaction on the store's own client and, in the same transaction, completes the
+   * dedupe record of `ctx.claim`: if it commits, the event is done for good; if anything fails or the
+   * process dies before, nothing of it is visible and a redelivery runs it again. When this delivery no
+   * longer holds the claim, the transaction rolls back and this rejects with ERR_SMS_POSTGRES_CLAIM_LOST.
+   * Without `ctx.claim` (the store was down and `onStoreError: 'process'` let the event through) it is a
+   * plain transaction. `fn` gets a pg `PoolClient` or a postgres.js transaction `sql`.
+   */
+  async transaction<R>(ctx: ClaimContext, fn: (tx: Tx) => R | Promise<R>): Promise<R> {
+    if (typeof fn !== 'function') fail('transaction(ctx, fn) needs a function.');
+    const claim = ctx?.claim;
+    if (this.#postgresJs !== undefined) {
+      return (await this.#postgresJs.begin(async (tx) => {
+        const result = await fn(tx);
+        if (claim) await this.#commit(runIn(tx, this.#prepare), claim);
+        return result;
+      })) as R;
+    }
+    if (this.#pool === undefined) {
+      fail(
+        'transaction() needs the store to hold a pg pool or a postgres.js sql; with { query }, open the ' +
+          'transaction yourself and call await store.completeIn(ctx, tx) as its last statement.',
+      );
+    }
+    const client = (await this.#pool.connect()) as unknown as PgTransactionClient;
+    let broken: Error | undefined;
+    // A checked-out pg client emits 'error' when its connection drops (a database restart); unheard,
+    // that crashes the process. The query in progress rejects as well, so noting it is enough.
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on?.('error', onError);
+    try {
+      await client.query({ text: 'BEGIN' });
+      const result = await fn(client as unknown as Tx);
+      if (claim) await this.#commit(runIn(client, this.#prepare), claim);
+      await client.query({ text: 'COMMIT' });
+      return result;
+    } catch (error) {
+      try {
+        await client.query({ text: 'ROLLBACK' });
+      } catch (e) {
+        // The connection is gone or unusable: the pool must not hand it out again.
+        broken = e instanceof Error ? e : new Error(String(e));
+      }
+      throw error;
+    } finally {
+      client.off?.('error', onError);
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Completes the dedupe record of `ctx.claim` inside a transaction you opened: call it as the last
+   * statement before the commit. `tx` is a pg client, a postgres.js transaction `sql`, or a function
+   * `(text, values) => Promise<rows | { rows }>` that runs on the transaction (Prisma, Kysely, Drizzle:
+   * see the README). Rejects with ERR_SMS_POSTGRES_CLAIM_LOST when this delivery no longer holds the
+   * claim: let that error roll the transaction back. Does nothing without `ctx.claim`.
+   */
+  async completeIn(ctx: ClaimContext, tx: unknown): Promise<void> {
+    const claim = ctx?.claim;
+    const run = runIn(tx, this.#prepare);
+    if (claim) await this.#commit(run, claim);
+  }
+
+  /**
+   * Removes up to `limit` expired rows (claims whose lease ran out, records past their retention) and
+   * resolves with how many. The store runs it on its own, off the request path; call it if you turned
+   * that off (`sweepIntervalMs: 0`).
+   */
+  async sweep(limit = this.sweepBatch): Promise<number> {
+    const rows = await this.#bounded(this.#run('sweep', this.#sql.sweep, [limit]), 'sweep');
+    const n = rows[0]?.n;
+    if (typeof n !== 'number') throw this.#badReply('sweep', rows);
+    return n;
+  }
+
+  /** Stops the automatic sweep and waits for one in progress. Leaves the client open: it is yours. */
+  async shutdown(): Promise<void> {
+    this.#closed = true;
+    await this.#sweeping;
+  }
+
+  async #commit(run: Run, claim: { key: string; token: string }): Promise<void> {
+    const rows = await run('commit', this.#sql.commit, [storedKey(claim.key), claim.token, this.retainMs]);
+    if (rows.length !== 1) {
+      throw new PostgresStoreError(
+        'ERR_SMS_POSTGRES_CLAIM_LOST',
+        `this delivery no longer holds the claim on ${claim.key.slice(0, 80)} (its lease ran out and another ` +
+          'delivery took it over, or another transaction of this delivery completed it already); the ' +
+          'transaction is rolled back. Keep handlers shorter than leaseMs, and use one transaction per event.',
+      );
+    }
+  }
+
+  /**
+   * One batch at a time, at most every sweepIntervalMs, started by a claim but never awaited by it.
+   * A full batch means more are waiting: the next claim starts the next batch.
+   */
+  #maybeSweep(): void {
+    if (this.sweepIntervalMs === 0 || this.#closed || this.#sweeping !== undefined) return;
+    const now = Date.now();
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + this.sweepIntervalMs;
+    this.#sweeping = this.sweep().then(
+      (n) => {
+        if (n >= this.sweepBatch) this.#nextSweep = 0;
+      },
+      () => {},
+    );
+    this.#sweeping.finally(() => {
+      this.#sweeping = undefined;
+    });
+  }
+
+  /**
+   * The receiver answered 503 for a claim that timed out, so nobody will process under that token. The
+   * statement may still reach the database (a pool hands it a connection once one frees up): when its
+   * late answer says `claimed`, give the key back at once rather than have redeliveries answered 409
+   * until the lease runs out.
+   */
+  #undoLateClaim(work: Promise<{ result?: unknown }[]>, key: string, token: string): void {
+    work.then(
+      (rows) => {
+        if (rows[0]?.result === 'claimed') this.release(key, token).catch(() => {});
+      },
+      () => {},
+    );
+  }
+
+  async #flag(work: Promise<unknown[]>, what: string, key: string): Promise<boolean> {
+    const rows = await this.#bounded(work, `${what} of ${key.slice(0, 80)}`);
+    if (rows.length > 1) throw this.#badReply(what, rows);
+    return rows.length === 1;
+  }
+
+  #badReply(what: string, rows: unknown): PostgresStoreError {
+    return new PostgresStoreError(
+      'ERR_SMS_POSTGRES_REPLY',
+      `unexpected answer to the ${what} statement: ${JSON.stringify(rows)?.slice(0, 100)}.`,
+    );
+  }
+
+  #bounded<T>(work: Promise<T>, what: string): Promise<T> {
+    return withTimeout(work, this.statementTimeoutMs, what);
+  }
+}

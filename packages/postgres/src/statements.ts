@@ -1,0 +1,132 @@
+import { PostgresStoreError } from './errors.js';
+
+export const DEFAULT_TABLE = 'sms_webhook_events';
+
+/** Lowercase so that the name means the same quoted or not, in our SQL and in yours. */
+const PART = /^[a-z_][a-z0-9_]*$/;
+
+/** `name` or `schema.name`, checked: it is written into the SQL, never passed as a parameter. */
+export function checkTable(table: unknown): string {
+  const parts = typeof table === 'string' ? table.split('.') : [];
+  const name = parts[parts.length - 1] ?? '';
+  if (
+    parts.length < 1 ||
+    parts.length > 2 ||
+    !parts.every((p) => PART.test(p) && p.length <= 63) ||
+    // The index is named `<name>_expires_at`, and PostgreSQL cuts names at 63 bytes.
+    name.length > 52
+  ) {
+    throw new PostgresStoreError(
+      'ERR_SMS_POSTGRES_OPTIONS',
+      `table must be a lowercase SQL name (letters, digits, _; at most 52 characters), optionally ` +
+        `schema-qualified like 'webhooks.sms_webhook_events'; got ${JSON.stringify(table)}.`,
+    );
+  }
+  return table as string;
+}
+
+/** The index on `expires_at`, in the table's schema. */
+function indexName(table: string): string {
+  return `${table.split('.').pop()}_expires_at`;
+}
+
+/**
+ * The table, as a plain script for migration tools (the same text as `sql/migration.sql` for the
+ * default name). `state`: 'in-flight' while claimed; 'committed' once a handler's transaction completed
+ * it (the receiver's complete() has not confirmed it yet); 'completed'. `expires_at` is the end of the
+ * lease or of the retention; a row past it is free to claim and is removed by the store's sweep.
+ */
+export function migrationSql(table = DEFAULT_TABLE): string {
+  const t = checkTable(table);
+  return `CREATE TABLE IF NOT EXISTS ${t} (
+  key text PRIMARY KEY,
+  token text NOT NULL,
+  state text NOT NULL CHECK (state IN ('in-flight', 'committed', 'completed')),
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${indexName(t)} ON ${t} (expires_at);
+`;
+}
+
+/**
+ * What `migrate()` runs: the same script in one DO block, under a transaction-scoped advisory lock, so
+ * instances starting together do not race on CREATE … IF NOT EXISTS (which is not safe concurrently).
+ */
+export function migrateStatement(table = DEFAULT_TABLE): string {
+  const t = checkTable(table);
+  return `DO $sms_webhooks_migrate$
+BEGIN
+PERFORM pg_advisory_xact_lock(hashtext('sms-webhooks:migrate:${t}'));
+${migrationSql(t).trim()}
+END
+$sms_webhooks_migrate$`;
+}
+
+export interface Statements {
+  /** $1 key, $2 token, $3 leaseMs → one row { result: 'claimed' | 'in-flight' | 'completed' } */
+  claim: string;
+  /** $1 key, $2 token, $3 retainMs → a row { ok } when `token` held a live claim (or had committed it) */
+  complete: string;
+  /** $1 key, $2 token → a row { ok } when `token` held a live claim (now deleted) */
+  release: string;
+  /** $1 key, $2 token, $3 leaseMs → a row { ok } when `token` held a live claim (or had committed it) */
+  renew: string;
+  /** $1 key, $2 token, $3 retainMs → a row { ok } when `token` held a live claim (now committed) */
+  commit: string;
+  /** $1 batch size → one row { n }: expired rows removed */
+  sweep: string;
+  /** $1 table name → one row { ok }: whether the table exists */
+  exists: string;
+}
+
+// clock_timestamp(), not now(): now() is the start of the transaction, which for the commit statement
+// is the start of the handler's own transaction, however long ago that was.
+const MS = (p: string) => `clock_timestamp() + ${p}::float8 * interval '1 millisecond'`;
+
+/**
+ * One statement per operation, each a single round trip and atomic on its own. The claim's CTE reads
+ * the row only when its INSERT … ON CONFLICT took nothing; that read sees the statement's snapshot, so
+ * a row another claim inserted a moment ago may be missing from it: that is an in-flight claim.
+ */
+export function statements(table: string): Statements {
+  const t = checkTable(table);
+  return {
+    claim: `WITH taken AS (
+  INSERT INTO ${t} AS e (key, token, state, expires_at)
+  VALUES ($1::text, $2::text, 'in-flight', ${MS('$3')})
+  ON CONFLICT (key) DO UPDATE
+    SET token = excluded.token, state = 'in-flight', expires_at = excluded.expires_at
+    WHERE e.expires_at <= clock_timestamp()
+  RETURNING 1
+)
+SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM taken) THEN 'claimed'
+  WHEN (SELECT state FROM ${t} WHERE key = $1::text) IN ('completed', 'committed') THEN 'completed'
+  ELSE 'in-flight'
+END AS result`,
+    complete: `UPDATE ${t} SET state = 'completed', expires_at = ${MS('$3')}
+WHERE key = $1::text AND token = $2::text
+  AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
+RETURNING 1 AS ok`,
+    release: `DELETE FROM ${t}
+WHERE key = $1::text AND token = $2::text AND state = 'in-flight' AND expires_at > clock_timestamp()
+RETURNING 1 AS ok`,
+    renew: `UPDATE ${t}
+SET expires_at = CASE WHEN state = 'in-flight' THEN ${MS('$3')} ELSE expires_at END
+WHERE key = $1::text AND token = $2::text
+  AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
+RETURNING 1 AS ok`,
+    commit: `UPDATE ${t} SET state = 'committed', expires_at = ${MS('$3')}
+WHERE key = $1::text AND token = $2::text AND state = 'in-flight' AND expires_at > clock_timestamp()
+RETURNING 1 AS ok`,
+    sweep: `WITH gone AS (
+  DELETE FROM ${t} WHERE key IN (
+    SELECT key FROM ${t} WHERE expires_at <= clock_timestamp()
+    ORDER BY expires_at LIMIT $1::int FOR UPDATE SKIP LOCKED
+  ) AND expires_at <= clock_timestamp()
+  RETURNING 1
+)
+SELECT count(*)::int AS n FROM gone`,
+    exists: 'SELECT to_regclass($1::text) IS NOT NULL AS ok',
+  };
+}

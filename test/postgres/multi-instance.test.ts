@@ -1,0 +1,87 @@
+import { PostgresStore } from '@sms-webhooks/postgres';
+import pg from 'pg';
+import { createDatabase, type TestDatabase } from './db.js';
+import { deliver, deliveries, type Instance, startInstance } from './service.js';
+
+const EVENTS = Number(process.env.PG_MULTI_EVENTS ?? 10_000);
+const DUPLICATES = 0.3;
+const CONCURRENCY = 96;
+
+let db: TestDatabase;
+let admin: pg.Client;
+const instances: Instance[] = [];
+
+beforeAll(async () => {
+  db = await createDatabase('multi');
+  admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  await new PostgresStore({ query: (t, v) => admin.query(t, v) }).migrate();
+  await admin.query('CREATE TABLE messages (event_id text NOT NULL, instance text NOT NULL)');
+});
+
+afterAll(async () => {
+  await Promise.all(instances.map((i) => i.stop()));
+  await admin?.end();
+  await db?.drop();
+});
+
+it(`3 instances in their own processes, ${EVENTS} events with ${DUPLICATES * 100}% sent twice at once: each business row written exactly once`, async () => {
+  const configs = [
+    { name: 'a', client: 'pg' },
+    { name: 'b', client: 'postgres.js' },
+    { name: 'c', client: 'pg' },
+  ] as const;
+  instances.push(
+    ...(await Promise.all(
+      configs.map((c) =>
+        startInstance({ ...c, url: db.url, table: 'messages', leaseMs: 30_000, fastCommits: true }),
+      ),
+    )),
+  );
+
+  const events = deliveries(EVENTS);
+  // Every event once, 30% of them a second time, shuffled so that most pairs are in flight together.
+  const queue = [...events, ...events.slice(0, EVENTS * DUPLICATES)].sort(() => Math.random() - 0.5);
+  const statuses = new Map<number, number>();
+  let accepted = 0;
+  let duplicates = 0;
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < queue.length) {
+      const delivery = queue[next++]!;
+      // The service's retries: an in-flight answer (409) is sent again, to any instance, until it is 200.
+      for (let attempt = 1; ; attempt++) {
+        const instance = instances[Math.floor(Math.random() * instances.length)]!;
+        const { status, duplicate } = await deliver(instance.url, delivery, attempt);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status === 200) {
+          if (duplicate) duplicates++;
+          else accepted++;
+          break;
+        }
+        if (attempt > 200) throw new Error(`${delivery.event.id}: still ${status} after 200 attempts`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+
+  expect([...statuses.keys()].sort()).toEqual(statuses.has(409) ? [200, 409] : [200]);
+  const { rows } = await admin.query<{ events: string; rows: string; doubled: string }>(
+    `SELECT count(DISTINCT event_id) AS events, count(*) AS rows,
+            (SELECT count(*) FROM (SELECT 1 FROM messages GROUP BY event_id HAVING count(*) > 1) d) AS doubled
+     FROM messages`,
+  );
+  expect(rows[0]).toEqual({ events: String(EVENTS), rows: String(EVENTS), doubled: '0' });
+  expect(accepted).toBe(EVENTS);
+  expect(duplicates).toBe(EVENTS * DUPLICATES);
+  // Every instance did its share, on both clients.
+  const by = await admin.query(
+    'SELECT instance, count(*)::int AS n FROM messages GROUP BY instance ORDER BY 1',
+  );
+  expect(by.rows.map((r) => r.instance)).toEqual(['a', 'b', 'c']);
+  const records = await admin.query(
+    `SELECT state, count(*)::int AS n FROM sms_webhook_events GROUP BY state`,
+  );
+  expect(records.rows).toEqual([{ state: 'completed', n: EVENTS }]);
+}, 120_000);

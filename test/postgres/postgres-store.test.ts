@@ -1,0 +1,372 @@
+import { readFileSync } from 'node:fs';
+import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import { MAX_RAW_KEY_BYTES, migrate, migrationSql, PostgresStore } from '@sms-webhooks/postgres';
+import type pg from 'pg';
+import type postgres from 'postgres';
+import {
+  CLIENTS,
+  type ClientKind,
+  createDatabase,
+  pgPool,
+  postgresJs,
+  secret,
+  sleep,
+  type TestDatabase,
+} from './db.js';
+
+const HOUR = 3_600_000;
+let db: TestDatabase;
+let pool: pg.Pool;
+let sql: postgres.Sql;
+let tables = 0;
+
+beforeAll(async () => {
+  db = await createDatabase('store');
+  pool = pgPool(db.url);
+  sql = postgresJs(db.url);
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await sql?.end();
+  await db?.drop();
+});
+
+/** A store on a table of its own, created. */
+async function store(kind: ClientKind = 'pg', options: Record<string, unknown> = {}) {
+  const table = `t${++tables}`;
+  const s =
+    kind === 'pg'
+      ? new PostgresStore({ pool, table, ...options })
+      : new PostgresStore({ sql, table, ...options });
+  await s.migrate();
+  return s;
+}
+
+async function row(table: string, key: string) {
+  const { rows } = await pool.query(`SELECT token, state, expires_at FROM ${table} WHERE key = $1`, [key]);
+  return rows[0] as { token: string; state: string; expires_at: Date } | undefined;
+}
+
+describe('options', () => {
+  it('refuses missing, doubled and wrong clients with a message that says what to pass', () => {
+    const make = (o: unknown) => () => new PostgresStore(o as never);
+    expect(make(undefined)).toThrow(/pass options/);
+    expect(make({})).toThrow(/pass a client: new PostgresStore\(\{ pool \}\)/);
+    expect(make({ pool, sql })).toThrow(/pass one client, not pool and sql/);
+    expect(make({ pool: sql })).toThrow(/pool must be a pg.Pool/);
+    expect(make({ sql: pool })).toThrow(/sql must be a postgres.js instance/);
+    expect(make({ query: 'SELECT 1' })).toThrow(/query must be a function/);
+    expect(make({ pool, table: 'Events' })).toThrow(/table must be a lowercase SQL name/);
+    expect(make({ pool, table: 'a; DROP TABLE x' })).toThrow(/table must be/);
+    expect(make({ pool, table: 'x'.repeat(53) })).toThrow(/at most 52/);
+    expect(make({ pool, statementTimeoutMs: 0 })).toThrow(/statementTimeoutMs must be a positive number/);
+    expect(make({ pool, sweepBatch: 1.5 })).toThrow(/sweepBatch must be a positive integer/);
+    expect(make({ pool, sweepIntervalMs: -1 })).toThrow(/sweepIntervalMs must be 0/);
+    try {
+      make({})();
+    } catch (error) {
+      expect((error as { code?: string }).code).toBe('ERR_SMS_POSTGRES_OPTIONS');
+    }
+    expect(new PostgresStore({ pool, table: 'webhooks.events' }).table).toBe('webhooks.events');
+    expect(new PostgresStore({ pool }).localKeys).toBe(false);
+  });
+});
+
+describe('migrate', () => {
+  it('the shipped SQL file is migrationSql() for the default table', () => {
+    const file = readFileSync(new URL('../../packages/postgres/sql/migration.sql', import.meta.url), 'utf8');
+    expect(file.replace(/^--.*\n/gm, '')).toBe(migrationSql());
+  });
+
+  it('creates the table once, from several instances at the same time, with either client', async () => {
+    const table = 'migrated_together';
+    await Promise.all([
+      ...Array.from({ length: 4 }, () => new PostgresStore({ pool, table }).migrate()),
+      ...Array.from({ length: 4 }, () => migrate({ sql, table })),
+    ]);
+    await new PostgresStore({ pool, table }).migrate(); // again: nothing to do
+    const { rows } = await pool.query(
+      `SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`,
+      [table],
+    );
+    expect(rows.map((r) => r.indexname)).toEqual([`${table}_expires_at`, `${table}_pkey`]);
+  });
+
+  it('works in a schema of its own', async () => {
+    await pool.query('CREATE SCHEMA IF NOT EXISTS hooks');
+    const s = new PostgresStore({ pool, table: 'hooks.events' });
+    await s.migrate();
+    await s.init();
+    expect(await s.claim('evt_schema', 'a', HOUR)).toBe('claimed');
+  });
+
+  it('init() says how to create a missing table, and the receiver answers 503 until it exists', async () => {
+    const s = new PostgresStore({ pool, table: 'not_there_yet' });
+    await expect(s.init()).rejects.toMatchObject({
+      code: 'ERR_SMS_POSTGRES_NO_TABLE',
+      message: expect.stringMatching(/not_there_yet does not exist: call await store.migrate\(\)/),
+    });
+    const lines: string[] = [];
+    const logger = { warn: () => {}, error: (...a: unknown[]) => lines.push(a.join(' ')) };
+    const receiver = createReceiver({ secret, store: s, logger, respond: 'after-handlers' });
+    receiver.on('message.delivered', () => {});
+    const d = createTestDelivery('message.delivered', { secret });
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(503);
+    expect(lines.join('\n')).toMatch(/does not exist/);
+    await s.migrate();
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+  });
+});
+
+describe.each(CLIENTS)('statements (%s)', (kind) => {
+  it('keeps short ids as they are and hashes long, NUL-holding and sha256:-looking ones', async () => {
+    const s = await store(kind);
+    const long = `evt_${'x'.repeat(MAX_RAW_KEY_BYTES)}`;
+    for (const id of ['evt_plain', long, 'evt_\0nul', 'sha256:evt', 'evt_\ud800lone']) {
+      expect(await s.claim(id, 'a', HOUR)).toBe('claimed');
+      expect(await s.complete(id, 'a', HOUR)).toBe(true);
+      expect(await s.claim(id, 'b', HOUR)).toBe('completed');
+    }
+    expect(s.keyFor('evt_plain')).toBe('evt_plain');
+    expect(s.keyFor(long)).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(s.keyFor('sha256:evt')).not.toBe('sha256:evt');
+    expect((await row(s.table, 'evt_plain'))?.state).toBe('completed');
+  });
+
+  it('keeps leases and retention on the database clock, rounded up to whole ms', async () => {
+    const s = await store(kind);
+    const before = Date.now();
+    await s.claim('evt_clock', 'a', 1500.2);
+    const r = await row(s.table, 'evt_clock');
+    expect(r?.state).toBe('in-flight');
+    expect(r!.expires_at.getTime() - before).toBeGreaterThanOrEqual(1400);
+    expect(r!.expires_at.getTime() - before).toBeLessThan(3000);
+    await expect(s.claim('evt_clock', 'a', 0)).rejects.toThrow(/leaseMs must be a positive number/);
+  });
+
+  it('renew extends only a live claim of its own token', async () => {
+    const s = await store(kind);
+    await s.claim('evt_renew', 'a', 200);
+    expect(await s.renew('evt_renew', 'b', HOUR)).toBe(false);
+    expect(await s.renew('evt_renew', 'a', HOUR)).toBe(true);
+    await sleep(300);
+    expect(await s.claim('evt_renew', 'b', HOUR)).toBe('in-flight');
+    expect(await s.complete('evt_renew', 'a', HOUR)).toBe(true);
+    expect(await s.renew('evt_renew', 'a', HOUR)).toBe(false);
+  });
+});
+
+describe.each(CLIENTS)('transaction (%s)', (kind) => {
+  async function setup() {
+    const s = await store(kind);
+    const business = `${s.table}_messages`;
+    await pool.query(`CREATE TABLE ${business} (event_id text NOT NULL, body text)`);
+    const count = async (id: string) =>
+      Number((await pool.query(`SELECT count(*) FROM ${business} WHERE event_id = $1`, [id])).rows[0].count);
+    /** One INSERT, through whichever client the transaction hands over. */
+    const insert = async (tx: unknown, id: string) => {
+      if (kind === 'pg') await (tx as pg.PoolClient).query(`INSERT INTO ${business} VALUES ($1, 'hi')`, [id]);
+      else await (tx as postgres.TransactionSql).unsafe(`INSERT INTO ${business} VALUES ($1, 'hi')`, [id]);
+    };
+    return { s, business, count, insert };
+  }
+
+  it('commits the writes and the completed record together; complete() after it confirms, release() cannot undo it', async () => {
+    const { s, count, insert } = await setup();
+    const claim = { key: 'evt_tx_ok', token: 'tok' };
+    await s.claim(claim.key, claim.token, HOUR);
+    const result = await s.transaction({ claim }, async (tx) => {
+      await insert(tx, claim.key);
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(await count(claim.key)).toBe(1);
+    expect((await row(s.table, claim.key))?.state).toBe('committed');
+    expect(await s.claim(claim.key, 'other', HOUR)).toBe('completed');
+    expect(await s.renew(claim.key, claim.token, HOUR)).toBe(true); // a renew racing the commit is no alarm
+    expect(await s.release(claim.key, claim.token)).toBe(false);
+    expect(await s.complete(claim.key, claim.token, HOUR)).toBe(true);
+    expect((await row(s.table, claim.key))?.state).toBe('completed');
+    expect(await s.complete(claim.key, claim.token, HOUR)).toBe(false);
+    expect(await s.release(claim.key, claim.token)).toBe(false);
+    expect(await s.claim(claim.key, 'other', HOUR)).toBe('completed');
+  });
+
+  it('rolls everything back when the handler throws: the claim stays, and release frees it', async () => {
+    const { s, count, insert } = await setup();
+    const claim = { key: 'evt_tx_throw', token: 'tok' };
+    await s.claim(claim.key, claim.token, HOUR);
+    await expect(
+      s.transaction({ claim }, async (tx) => {
+        await insert(tx, claim.key);
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    expect(await count(claim.key)).toBe(0);
+    expect((await row(s.table, claim.key))?.state).toBe('in-flight');
+    expect(await s.release(claim.key, claim.token)).toBe(true);
+    expect(await s.claim(claim.key, 'retry', HOUR)).toBe('claimed');
+  });
+
+  it('rolls back and throws CLAIM_LOST when another delivery took the claim over', async () => {
+    const { s, count, insert } = await setup();
+    const claim = { key: 'evt_tx_lost', token: 'slow' };
+    await s.claim(claim.key, claim.token, 100);
+    await sleep(200);
+    expect(await s.claim(claim.key, 'next', HOUR)).toBe('claimed');
+    await expect(s.transaction({ claim }, (tx) => insert(tx, claim.key))).rejects.toMatchObject({
+      code: 'ERR_SMS_POSTGRES_CLAIM_LOST',
+    });
+    expect(await count(claim.key)).toBe(0);
+    expect(await row(s.table, claim.key)).toMatchObject({ token: 'next', state: 'in-flight' });
+  });
+
+  it('a second transaction of the same delivery is refused (one transaction per event)', async () => {
+    const { s, count, insert } = await setup();
+    const claim = { key: 'evt_tx_twice', token: 'tok' };
+    await s.claim(claim.key, claim.token, HOUR);
+    await s.transaction({ claim }, (tx) => insert(tx, claim.key));
+    await expect(s.transaction({ claim }, (tx) => insert(tx, claim.key))).rejects.toMatchObject({
+      code: 'ERR_SMS_POSTGRES_CLAIM_LOST',
+    });
+    expect(await count(claim.key)).toBe(1);
+  });
+
+  it('without ctx.claim (no dedupe) it is a plain transaction', async () => {
+    const { s, count, insert } = await setup();
+    await s.transaction({}, (tx) => insert(tx, 'evt_tx_noclaim'));
+    expect(await count('evt_tx_noclaim')).toBe(1);
+    expect(await row(s.table, 'evt_tx_noclaim')).toBeUndefined();
+  });
+
+  it('through the receiver: ctx.claim, then the receiver completes; a redelivery is a duplicate', async () => {
+    const { s, count, insert } = await setup();
+    const receiver = createReceiver({ secret, store: s, respond: 'after-handlers' });
+    receiver.on('message.delivered', async (event, ctx) => {
+      await s.transaction(ctx, (tx) => insert(tx, event.id));
+    });
+    const d = createTestDelivery('message.delivered', { secret });
+    const send = async () => {
+      const res = await receiver.handle({ rawBody: d.body, headers: d.headers });
+      return [res.status, JSON.parse(res.body)];
+    };
+    expect(await send()).toEqual([200, { received: true }]);
+    expect((await row(s.table, d.event.id))?.state).toBe('completed');
+    expect(await send()).toEqual([200, { received: true, duplicate: true }]);
+    expect(await count(d.event.id)).toBe(1);
+  });
+});
+
+describe('completeIn, in a transaction you opened', () => {
+  it('takes a pg client, a postgres.js transaction or a query function, and throws CLAIM_LOST to roll back', async () => {
+    const s = await store('pg');
+    for (const [i, via] of ['pg', 'postgres.js', 'function'].entries()) {
+      const claim = { key: `evt_in_${i}`, token: 'tok' };
+      await s.claim(claim.key, claim.token, HOUR);
+      if (via === 'pg') {
+        const client = await pool.connect();
+        await client.query('BEGIN');
+        await s.completeIn({ claim }, client);
+        await client.query('COMMIT');
+        client.release();
+      } else if (via === 'postgres.js') {
+        await sql.begin((tx) => s.completeIn({ claim }, tx));
+      } else {
+        await sql.begin((tx) =>
+          s.completeIn({ claim }, (text: string, values: unknown[]) => tx.unsafe(text, values as never[])),
+        );
+      }
+      expect((await row(s.table, claim.key))?.state).toBe('committed');
+      await expect(sql.begin((tx) => s.completeIn({ claim }, tx))).rejects.toMatchObject({
+        code: 'ERR_SMS_POSTGRES_CLAIM_LOST',
+      });
+    }
+    await expect(s.completeIn({ claim: { key: 'k', token: 't' } }, 'nope')).rejects.toThrow(
+      /completeIn\(ctx, tx\) needs the transaction/,
+    );
+  });
+
+  it('a store over a query function has no transaction() of its own and says what to use', async () => {
+    const s = new PostgresStore({ query: (text, values) => pool.query(text, values), table: 't1' });
+    await expect(s.transaction({}, async () => {})).rejects.toThrow(/store.completeIn\(ctx, tx\)/);
+  });
+});
+
+describe('sweep', () => {
+  it('removes expired claims and records in bounded batches, and leaves live ones', async () => {
+    const s = await store('pg', { sweepIntervalMs: 0, sweepBatch: 3 });
+    for (let i = 0; i < 7; i++) await s.claim(`evt_dead_${i}`, 'a', 1);
+    await s.claim('evt_done', 'a', HOUR);
+    await s.complete('evt_done', 'a', 1);
+    await s.claim('evt_live', 'a', HOUR);
+    await s.claim('evt_kept', 'a', HOUR);
+    await s.complete('evt_kept', 'a', HOUR);
+    await sleep(20);
+    expect(await s.sweep()).toBe(3);
+    expect(await s.sweep()).toBe(3);
+    expect(await s.sweep()).toBe(2);
+    expect(await s.sweep()).toBe(0);
+    const { rows } = await pool.query(`SELECT key FROM ${s.table} ORDER BY key`);
+    expect(rows.map((r) => r.key)).toEqual(['evt_kept', 'evt_live']);
+  });
+
+  it('runs on its own, off the claim path, one batch at a time until the backlog is gone', async () => {
+    const s = await store('postgres.js', { sweepIntervalMs: 60_000, sweepBatch: 10 });
+    await pool.query(
+      `INSERT INTO ${s.table} SELECT 'evt_old_' || i, 'x', 'completed', now() - interval '1 day'
+       FROM generate_series(1, 35) AS i`,
+    );
+    const remaining = async () => Number((await pool.query(`SELECT count(*) FROM ${s.table}`)).rows[0].count);
+    for (let i = 0; remaining !== undefined && i < 10; i++) {
+      await s.claim(`evt_new_${i}`, 'a', HOUR);
+      await sleep(30);
+    }
+    await vi.waitFor(async () => expect(await remaining()).toBe(10), { timeout: 5000 });
+    // Once caught up, the next sweep waits for the interval: more expired rows stay until then.
+    await pool.query(
+      `INSERT INTO ${s.table} VALUES ('evt_later', 'x', 'completed', now() - interval '1 day')`,
+    );
+    await s.claim('evt_new_x', 'a', HOUR);
+    await sleep(50);
+    expect(await remaining()).toBe(12);
+    await s.shutdown();
+  });
+});
+
+describe.each(CLIENTS)('a stuck database (%s)', (kind) => {
+  it('costs statementTimeoutMs, then 503; the late claim is given back and the retry runs once', async () => {
+    const s = await store(kind, { statementTimeoutMs: 300 });
+    const runs: string[] = [];
+    const receiver = createReceiver({
+      secret,
+      store: s,
+      respond: 'after-handlers',
+      logger: { warn() {}, error() {} },
+    });
+    receiver.on('message.delivered', (event) => void runs.push(event.id));
+    await s.init();
+    const d = createTestDelivery('message.delivered', { secret });
+    // Another session holds the table: every statement on it waits, as on a stalled server.
+    const locker = await pool.connect();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${s.table} IN ACCESS EXCLUSIVE MODE`);
+    const started = Date.now();
+    const res = await receiver.handle({ rawBody: d.body, headers: d.headers });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.body).error.code).toBe('store_unavailable');
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(runs).toEqual([]);
+    await locker.query('COMMIT');
+    locker.release();
+    // The waiting claim lands now and wins; the store gives it back, so the service's retry is not told
+    // 409 for the whole lease (5 min). Retry as the service would: an absent row proves nothing
+    // while the late claim may still be on its way.
+    await vi.waitFor(
+      async () => expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200),
+      { timeout: 5000, interval: 50 },
+    );
+    expect(runs).toEqual([d.event.id]);
+    expect((await row(s.table, d.event.id))?.state).toBe('completed');
+  });
+});
