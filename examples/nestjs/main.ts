@@ -1,0 +1,37 @@
+import { createApp, type Platform } from './app.js';
+
+const DEV_SECRET = 'whsec_dev_only_not_a_real_secret_0000';
+
+let secret = process.env.SMS_WEBHOOK_SECRET?.trim();
+if (!secret) {
+  secret = DEV_SECRET;
+  console.warn(
+    'SMS_WEBHOOK_SECRET is not set: using a fake development secret. Set it to your webhook secret (whsec_…).',
+  );
+}
+const platform: Platform = process.env.EXAMPLE_PLATFORM === 'fastify' ? 'fastify' : 'express';
+
+// EXAMPLE_SLOW_HANDLER_MS: handlers wait this long, to watch a graceful shutdown finish them.
+const { app, receiver } = await createApp({
+  secret,
+  platform,
+  slowHandlerMs: Number(process.env.EXAMPLE_SLOW_HANDLER_MS ?? 0),
+});
+await app.listen(Number(process.env.PORT ?? 3003), process.env.HOST ?? '0.0.0.0');
+const address = app.getHttpServer().address();
+const port = typeof address === 'object' && address ? address.port : process.env.PORT;
+console.log(`example-nestjs (${platform}) listening on http://localhost:${port}/webhooks`);
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  console.log(`${signal}: closing the server and finishing in-flight handlers`);
+  // Nest stops the server, then the module waits for running handlers (up to drainTimeoutMs, 10 s).
+  await app.close();
+  const { unfinished } = await receiver.close(1);
+  console.log(unfinished.length === 0 ? 'drained, bye' : `gave up on ${unfinished.join(', ')}`);
+  process.exit(unfinished.length === 0 ? 0 : 1);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

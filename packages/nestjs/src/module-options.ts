@@ -1,0 +1,65 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { ReceiverOptions } from '@sms-webhooks/core';
+
+export interface SmsWebhooksModuleOptions extends ReceiverOptions {
+  /**
+   * The route the service POSTs to, e.g. '/webhooks/sms'. Mounted on the HTTP platform ahead of Nest's
+   * router and body parsers, so `setGlobalPrefix` does not apply: give the full path.
+   */
+  path: string;
+  /** How long shutdown waits for handlers still running after their 200. Default 10 000 ms. */
+  drainTimeoutMs?: number;
+}
+
+export interface SmsWebhooksModuleExtras {
+  /** Make the receiver injectable in every module without importing this one. Default false. */
+  isGlobal?: boolean;
+}
+
+export const {
+  ConfigurableModuleClass,
+  MODULE_OPTIONS_TOKEN: SMS_WEBHOOKS_MODULE_OPTIONS,
+  OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<SmsWebhooksModuleOptions>({ moduleName: 'SmsWebhooks' })
+  .setClassMethodName('forRoot')
+  .setExtras<SmsWebhooksModuleExtras>({ isGlobal: false }, (definition, { isGlobal }) => ({
+    ...definition,
+    global: isGlobal === true,
+  }))
+  .build();
+
+/** `forRoot(options)`: the receiver's options, `path`, `drainTimeoutMs` and `isGlobal`. */
+export type SmsWebhooksModuleForRootOptions = typeof OPTIONS_TYPE;
+/** `forRootAsync({ imports, inject, useFactory })` (or `useClass` / `useExisting` with a `create()` method). */
+export type SmsWebhooksModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
+
+function fail(message: string): never {
+  throw new TypeError(`@sms-webhooks/nestjs: ${message}`);
+}
+
+/** The token of the options below (an internal provider). */
+export const SPLIT_OPTIONS = '@sms-webhooks/nestjs:split-options';
+
+export interface SplitOptions {
+  receiver: ReceiverOptions;
+  path: string;
+  drainTimeoutMs: number;
+}
+
+/** The module's own options checked and taken off; the rest goes to createReceiver, which checks it. */
+export function splitOptions(options: SmsWebhooksModuleOptions | undefined): SplitOptions {
+  if (typeof options !== 'object' || options === null) {
+    fail("SmsWebhooksModule.forRoot needs options: { secret, path: '/webhooks/sms' }.");
+  }
+  const { path, drainTimeoutMs = 10_000, ...receiver } = options;
+  if (typeof path !== 'string' || !path.startsWith('/')) {
+    fail(
+      `the \`path\` option must be a route path starting with '/', such as '/webhooks/sms', got ${JSON.stringify(path)}.`,
+    );
+  }
+  if (typeof drainTimeoutMs !== 'number' || !Number.isFinite(drainTimeoutMs) || drainTimeoutMs <= 0) {
+    fail(`\`drainTimeoutMs\` must be a positive number, got ${String(drainTimeoutMs)}.`);
+  }
+  return { receiver, path, drainTimeoutMs };
+}

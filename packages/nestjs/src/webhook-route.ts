@@ -1,0 +1,73 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { type AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
+import type { Receiver } from '@sms-webhooks/core';
+import { type WebhookRequestHandler, webhookMiddleware } from '@sms-webhooks/express';
+import { type WebhookPluginOptions, webhookPlugin } from '@sms-webhooks/fastify';
+import { SPLIT_OPTIONS, type SplitOptions } from './module-options.js';
+import { SMS_WEBHOOK_RECEIVER } from './tokens.js';
+
+/** The few calls made on each platform's own instance. */
+interface ExpressApp {
+  all(path: string, handler: WebhookRequestHandler): unknown;
+}
+interface FastifyApp {
+  register(plugin: typeof webhookPlugin, options: WebhookPluginOptions): unknown;
+}
+
+/**
+ * Mounts the webhook route on the HTTP platform the moment Nest hands the module its adapter: in
+ * `NestFactory.create` and in `createNestApplication` alike, that is before `app.init()` registers Nest's
+ * body parsers and router. So the route reads the raw bytes itself (the receiver's size limit and read
+ * time-out apply), and Nest's JSON parsing stays on for every other route. Express gets the Express
+ * adapter's middleware, Fastify the Fastify plugin, whose parsers stay in their own encapsulated context.
+ */
+@Injectable()
+export class SmsWebhookRoute implements OnModuleInit, OnApplicationShutdown {
+  readonly #logger = new Logger('SmsWebhooksModule');
+  #platform: string | undefined;
+  #error: unknown;
+
+  constructor(
+    @Inject(HttpAdapterHost) host: HttpAdapterHost,
+    @Inject(SMS_WEBHOOK_RECEIVER) private readonly receiver: Receiver,
+    @Inject(SPLIT_OPTIONS) private readonly options: SplitOptions,
+  ) {
+    // A ReplaySubject: it fires at once when the adapter is already set (NestFactory.create), later when
+    // it is not yet (Test.createTestingModule().compile(), then createNestApplication()). It never fires
+    // in an application context without HTTP, where there is nothing to mount.
+    host.init$.subscribe(() => this.#mount(host.httpAdapter));
+  }
+
+  #mount(adapter: AbstractHttpAdapter): void {
+    const { receiver } = this;
+    const { path, drainTimeoutMs } = this.options;
+    // Thrown from onModuleInit instead, so that it fails app.init() rather than escaping from rxjs.
+    try {
+      const platform = adapter.getType();
+      if (platform === 'express') {
+        adapter.getInstance<ExpressApp>().all(path, webhookMiddleware(receiver));
+      } else if (platform === 'fastify') {
+        adapter.getInstance<FastifyApp>().register(webhookPlugin, { receiver, path, drainTimeoutMs });
+      } else {
+        throw new Error(
+          `@sms-webhooks/nestjs: the HTTP platform '${platform}' is not supported: the webhook route needs ` +
+            'the raw request body, which this module can read on @nestjs/platform-express and ' +
+            '@nestjs/platform-fastify only.',
+        );
+      }
+      this.#platform = platform;
+    } catch (error) {
+      this.#error = error;
+    }
+  }
+
+  onModuleInit(): void {
+    if (this.#error !== undefined) throw this.#error;
+    if (this.#platform) this.#logger.log(`Mapped {${this.options.path}, POST} (${this.#platform})`);
+  }
+
+  /** Nest calls this after the HTTP server stopped taking requests: the handlers still running finish. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.receiver.drain(this.options.drainTimeoutMs);
+  }
+}
