@@ -24,7 +24,15 @@ function expectShape(result: SuiteResult, id: SuiteId, problemsAllowed = false):
 
 describe('benchmark harness (tiny inputs)', () => {
   it('knows the five suites of issue 6', () => {
-    expect(SUITE_IDS).toEqual(['verification', 'memory-store', 'oversized', 'http', 'redis']);
+    expect(SUITE_IDS).toEqual([
+      'verification',
+      'memory-store',
+      'oversized',
+      'http',
+      'redis',
+      'postgres',
+      'otel',
+    ]);
   });
 
   it('verification: every contender accepts the same delivery and gets a row', async () => {
@@ -68,6 +76,12 @@ describe('benchmark harness (tiny inputs)', () => {
     expectShape(result, 'redis');
     const trips = result.bars.find((b) => b.name.startsWith('Redis round trips'))!;
     expect(trips.value).toBe(1);
+  }, 90_000);
+
+  it('otel (issue 18): three servers per framework, every request handled once, two spans each with the SDK', async () => {
+    const result = await runSuite('otel', TINY);
+    expectShape(result, 'otel');
+    expect(result.tables[0]!.rows).toHaveLength(3);
   }, 90_000);
 
   it('writes RESULTS.md with the machine, Node version and every bar', async () => {

@@ -27,7 +27,13 @@ export const FULL: Profile = {
   name: 'full',
   verification: { sizes: SIZES, rounds: 9, roundMs: 400, warmupMs: 500 },
   memoryStore: { pairs: 1_000_000, rounds: 7, keptEntries: 200_000 },
-  oversized: { frameworks: FRAMEWORKS, requests: 100, bodyBytes: 10 * MiB, limitBytes: MiB },
+  oversized: {
+    frameworks: FRAMEWORKS,
+    requests: 100,
+    bodyBytes: 10 * MiB,
+    limitBytes: MiB,
+    stalled: { requests: 1000, sentBytes: 200 * KiB },
+  },
   http: {
     frameworks: FRAMEWORKS,
     amount: 20_000,
@@ -44,7 +50,13 @@ export const QUICK: Profile = {
   name: 'quick',
   verification: { sizes: SIZES, rounds: 5, roundMs: 100, warmupMs: 100 },
   memoryStore: { pairs: 1_000_000, rounds: 3, keptEntries: 100_000 },
-  oversized: { frameworks: ['express'], requests: 100, bodyBytes: 10 * MiB, limitBytes: MiB },
+  oversized: {
+    frameworks: ['express'],
+    requests: 100,
+    bodyBytes: 10 * MiB,
+    limitBytes: MiB,
+    stalled: { requests: 1000, sentBytes: 200 * KiB },
+  },
   http: {
     frameworks: FRAMEWORKS,
     amount: 5_000,
@@ -69,7 +81,13 @@ export const TINY: Profile = {
     warmupMs: 5,
   },
   memoryStore: { pairs: 20_000, rounds: 1, keptEntries: 5_000 },
-  oversized: { frameworks: ['express'], requests: 5, bodyBytes: 2 * MiB, limitBytes: 64 * KiB },
+  oversized: {
+    frameworks: ['express'],
+    requests: 5,
+    bodyBytes: 2 * MiB,
+    limitBytes: 64 * KiB,
+    stalled: { requests: 5, sentBytes: 16 * KiB },
+  },
   http: { frameworks: ['express'], amount: 100, warmupAmount: 64, rounds: 1, connections: 4, bodyBytes: KiB },
   redis: { amount: 100, warmupAmount: 50, rounds: 1, connections: 4, bodyBytes: KiB, probes: 2 },
 };

@@ -14,6 +14,8 @@ export interface ServerConfig {
   redisUrl?: string;
   /** Body limit for every contender (ours: maxBodyBytes). */
   maxBodyBytes: number;
+  /** Ours: how long a body may take to arrive. Default the receiver's (10 s). */
+  bodyTimeoutMs?: number;
   /** Handlers wait this long: lets the Redis probe see what runs before the response. */
   handlerDelayMs?: number;
 }
@@ -50,7 +52,12 @@ export async function makeStore(
 }
 
 export function makeReceiver(config: ServerConfig, store: DedupeStore): Receiver {
-  const receiver = createReceiver({ secret: BENCH_SECRET, store, maxBodyBytes: config.maxBodyBytes });
+  const receiver = createReceiver({
+    secret: BENCH_SECRET,
+    store,
+    maxBodyBytes: config.maxBodyBytes,
+    bodyTimeoutMs: config.bodyTimeoutMs,
+  });
   const delay = config.handlerDelayMs ?? 0;
   receiver.on('message.delivered', async () => {
     counters.accepted++;

@@ -2,7 +2,9 @@ import type { SuiteResult } from '../lib/report.js';
 import type { Profile } from '../profiles.js';
 import { runHttp } from './http.js';
 import { runMemoryStore } from './memory-store.js';
+import { runOtel } from './otel.js';
 import { runOversized } from './oversized.js';
+import { POSTGRES_PROFILES, runPostgres } from './postgres.js';
 import { runRedis } from './redis.js';
 import { runVerification } from './verification.js';
 
@@ -13,6 +15,8 @@ export const SUITES = {
   oversized: (p: Profile) => runOversized(p.oversized),
   http: (p: Profile) => runHttp(p.http),
   redis: (p: Profile) => runRedis(p.redis),
+  postgres: (p: Profile) => runPostgres(POSTGRES_PROFILES[p.name]),
+  otel: (p: Profile) => runOtel(p.http),
 } satisfies Record<string, (p: Profile) => SuiteResult | Promise<SuiteResult>>;
 
 export type SuiteId = keyof typeof SUITES;

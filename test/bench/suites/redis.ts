@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import { CLAIM, COMPLETE, RELEASE } from '@sms-webhooks/redis';
 import { Redis } from 'ioredis';
+import { CLAIM, COMPLETE, RELEASE } from '../../../packages/redis/src/scripts.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { signedRequests } from '../lib/fixtures.js';
 import {

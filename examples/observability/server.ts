@@ -1,0 +1,37 @@
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import { setUpTelemetry } from './telemetry.js';
+
+// First: the SDK must be registered before createApp() builds the instrumentation from its providers.
+const telemetry = setUpTelemetry();
+
+const DEV_SECRET = 'whsec_dev_only_not_a_real_secret_0000';
+let secret = process.env.SMS_WEBHOOK_SECRET?.trim();
+if (!secret) {
+  secret = DEV_SECRET;
+  console.warn(
+    'SMS_WEBHOOK_SECRET is not set: using a fake development secret. Set it to your webhook secret (whsec_…).',
+  );
+}
+
+const { server, receiver } = createApp({ secret, prometheus: telemetry.prometheus });
+server.listen(Number(process.env.PORT ?? 3000), process.env.HOST, () => {
+  const { port } = server.address() as AddressInfo;
+  console.log(`example-observability listening on http://localhost:${port}/webhooks (metrics on /metrics)`);
+});
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  console.log(`${signal}: closing`);
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  await closed;
+  const { unfinished } = await receiver.close(10_000);
+  await telemetry.shutdown(); // the last spans out before exit
+  console.log(unfinished.length === 0 ? 'drained, bye' : `gave up on ${unfinished.join(', ')}`);
+  process.exit(unfinished.length === 0 ? 0 : 1);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

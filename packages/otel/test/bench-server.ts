@@ -1,0 +1,94 @@
+/**
+ * One server for the otel bench suite (test/bench/suites/otel.ts), in its own process:
+ * `node --import tsx bench-server.ts '<OtelServerConfig json>'`. Same IPC as the bench's http-server.ts
+ * ('ready' with the port, 'stats', 'close'), plus the number of spans the SDK exported.
+ */
+import type { Server } from 'node:http';
+import { createReceiver, type Instrumentation, MemoryStore } from '@sms-webhooks/core';
+import { otelInstrumentation } from '@sms-webhooks/otel';
+import { BENCH_SECRET } from '../../../test/bench/lib/fixtures.js';
+import { counters, type Framework } from '../../../test/bench/servers/contenders.js';
+import { expressApp } from '../../../test/bench/servers/express-app.js';
+import { fastifyApp } from '../../../test/bench/servers/fastify-app.js';
+import { koaApp } from '../../../test/bench/servers/koa-app.js';
+import { telemetry } from './telemetry.js';
+
+export type Instrumented = 'none' | 'no-sdk' | 'sdk';
+
+export interface OtelServerConfig {
+  framework: Framework;
+  instrumented: Instrumented;
+  maxBodyBytes: number;
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as OtelServerConfig;
+
+async function main(): Promise<void> {
+  let spans = 0;
+  let pending = async () => 0;
+  let instrumentation: Instrumentation | undefined;
+  let shutdown = async () => {};
+  if (config.instrumented === 'no-sdk') {
+    // The global API with nothing registered: its no-op tracer and meter.
+    instrumentation = otelInstrumentation();
+  } else if (config.instrumented === 'sdk') {
+    // As an application sets it up: the async context manager and a batching span processor.
+    const t = telemetry({ batch: true });
+    instrumentation = otelInstrumentation({
+      tracerProvider: t.tracerProvider,
+      meterProvider: t.meterProvider,
+    });
+    // The in-memory exporter keeps every span: count and drop them so the heap does not grow all run.
+    pending = async () => {
+      await t.tracerProvider.forceFlush();
+      return t.spans().length;
+    };
+    const drop = setInterval(() => {
+      spans += t.spans().length;
+      t.reset();
+    }, 200);
+    drop.unref();
+    shutdown = async () => {
+      clearInterval(drop);
+      await t.shutdown();
+    };
+  }
+  const receiver = createReceiver({
+    secret: BENCH_SECRET,
+    store: new MemoryStore(),
+    maxBodyBytes: config.maxBodyBytes,
+    instrumentation,
+  });
+  receiver.on('message.delivered', () => {
+    counters.accepted++;
+  });
+  const build = { express: expressApp, fastify: fastifyApp, koa: koaApp }[config.framework];
+  const server: Server = await build('ours', receiver, config.maxBodyBytes).listen();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+
+  process.on('message', async (message: { type: string }) => {
+    if (message.type === 'stats') {
+      const cpu = process.cpuUsage();
+      process.send?.({
+        type: 'stats',
+        ...counters,
+        spans: spans + (await pending()),
+        cpuMicros: cpu.user + cpu.system,
+      });
+    } else if (message.type === 'close') {
+      server.closeAllConnections?.();
+      server.close();
+      await receiver.close(2000);
+      await shutdown();
+      process.disconnect?.();
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+  process.send?.({ type: 'ready', port });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import { SpanKind, trace } from '@opentelemetry/api';
+import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/bullmq';
+import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
+import { ATTR, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedisServer } from '../../../test/helpers/redis-server.js';
+import { childrenOf, type Telemetry, telemetry } from './telemetry.js';
+
+const secret = 'whsec_otel_bullmq_tests_0123456789abcdef';
+const quiet = { warn() {}, error() {} };
+
+describe('BullMQ: the job carries the delivery trace context, the worker links its span to it', () => {
+  let redis: RedisServer;
+  let t: Telemetry;
+
+  beforeAll(async () => {
+    redis = await startRedisServer({ local: true });
+    t = telemetry();
+  });
+
+  afterAll(async () => {
+    await t?.shutdown();
+    await redis?.stop();
+  });
+
+  it("dispatch: enqueueTo(queue) puts a traceparent in the job; the worker's `sms-webhooks job` span links to the delivery and the handler's spans nest in it", async () => {
+    const { hostname, port } = new URL(redis.url);
+    const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
+    const name = `otel-${Date.now()}`;
+    const queue = new Queue(name, { connection });
+    const receiver = createReceiver({
+      secret,
+      store: new MemoryStore(),
+      logger: quiet,
+      dispatch: enqueueTo(queue),
+      instrumentation: otelInstrumentation({
+        tracerProvider: t.tracerProvider,
+        meterProvider: t.meterProvider,
+      }),
+    });
+    const tracer = t.tracerProvider.getTracer('app');
+    let handled!: () => void;
+    const done = new Promise<void>((resolve) => {
+      handled = resolve;
+    });
+    receiver.on('message.delivered', async () => {
+      tracer.startActiveSpan('send receipt', (span) => span.end());
+      handled();
+    });
+    const worker = createWorker(receiver, { connection, queue: name, logger: quiet });
+    try {
+      const d = createTestDelivery('message.delivered', { secret });
+      expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+      const job = await queue.getJob(jobIdFor(d.event.id));
+      const delivery = t.span(SPAN.delivery);
+      const { traceId, spanId } = delivery.spanContext();
+      expect(job?.data.traceContext).toEqual({ traceparent: `00-${traceId}-${spanId}-01` });
+
+      await done;
+      const deadline = Date.now() + 5000;
+      while (!t.spans().some((s) => s.name === SPAN.job) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const run = t.span(SPAN.job);
+      expect(run.kind).toBe(SpanKind.CONSUMER);
+      expect(run.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[traceId, spanId]]);
+      expect(run.attributes).toMatchObject({
+        [ATTR.messageId]: d.event.id,
+        [ATTR.eventType]: 'message.delivered',
+        [ATTR.messagingOperationType]: 'process',
+      });
+      expect(run.status.code).toBe(0);
+      expect(childrenOf(t.spans(), run).map((s) => s.name)).toEqual(['send receipt']);
+      expect(trace.getActiveSpan()).toBeUndefined();
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
+  }, 30_000);
+});

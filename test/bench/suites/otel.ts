@@ -1,0 +1,123 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Instrumented, OtelServerConfig } from '../../../packages/otel/test/bench-server.js';
+import { forkTs, nextMessage, request, stopChild } from '../lib/child.js';
+import { startLoadRunner } from '../lib/http-harness.js';
+import { type BarCheck, bar, barsTable, type SuiteResult, type Table } from '../lib/report.js';
+import { formatRate, formatRatio, median } from '../lib/stats.js';
+import type { HttpProfile } from './http.js';
+
+const SERVER = new URL('../../../packages/otel/test/bench-server.ts', import.meta.url);
+const LIMIT = 1024 * 1024;
+const CONTENDERS: Instrumented[] = ['none', 'no-sdk', 'sdk'];
+const LABEL: Record<Instrumented, string> = {
+  none: 'no instrumentation',
+  'no-sdk': 'otelInstrumentation(), no SDK registered',
+  sdk: 'otelInstrumentation() + SDK, in-memory exporters',
+};
+
+interface Running {
+  config: OtelServerConfig;
+  child: ChildProcess;
+  url: string;
+}
+
+async function start(config: OtelServerConfig): Promise<Running> {
+  const child = forkTs(SERVER, [JSON.stringify(config)], ['--expose-gc']);
+  const { port } = await nextMessage<{ port: number }>(child, 'ready');
+  return { config, child, url: `http://127.0.0.1:${port}/webhooks` };
+}
+
+/**
+ * Issue 18's cost bar: the HTTP suite's load (fresh signed events, a handler each after the ack) on
+ * a receiver without instrumentation, with `otelInstrumentation()` and no SDK (the API's no-op), and
+ * with the SDK recording every span and metric into in-memory exporters.
+ */
+export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
+  const started = performance.now();
+  const tables: Table[] = [];
+  const bars: BarCheck[] = [];
+  const problems: string[] = [];
+  const load = await startLoadRunner();
+  try {
+    for (const framework of profile.frameworks) {
+      const servers: Running[] = [];
+      try {
+        for (const instrumented of CONTENDERS) {
+          servers.push(await start({ framework, instrumented, maxBodyBytes: LIMIT }));
+        }
+        const rps = new Map<Instrumented, number[]>(CONTENDERS.map((c) => [c, []]));
+        const p99 = new Map<Instrumented, number[]>(CONTENDERS.map((c) => [c, []]));
+        const sent = new Map<Instrumented, number>(CONTENDERS.map((c) => [c, 0]));
+        const fire = async (server: Running, amount: number, timed: boolean) => {
+          const r = await load.run({
+            url: server.url,
+            amount,
+            connections: profile.connections,
+            bodyBytes: profile.bodyBytes,
+          });
+          const c = server.config.instrumented;
+          sent.set(c, sent.get(c)! + r.requests);
+          if (r.non2xx || r.errors || r.timeouts || r.reused) {
+            problems.push(
+              `${framework}/${c}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} time-outs, ${r.reused} reused ids`,
+            );
+          }
+          if (!timed) return;
+          rps.get(c)!.push(r.rps);
+          p99.get(c)!.push(r.p99);
+        };
+        for (const server of servers) await fire(server, profile.warmupAmount, false);
+        for (let round = 0; round < profile.rounds; round++) {
+          for (let k = 0; k < servers.length; k++) {
+            await fire(servers[(round + k) % servers.length]!, profile.amount, true);
+          }
+        }
+        for (const server of servers) {
+          const c = server.config.instrumented;
+          const stats = await request<{ accepted: number; spans: number }>(
+            server.child,
+            { type: 'stats' },
+            'stats',
+          );
+          if (stats.accepted !== sent.get(c)) {
+            problems.push(`${framework}/${c}: sent ${sent.get(c)}, handled ${stats.accepted}`);
+          }
+          // Two spans per delivery (the delivery and its handler's): proof the SDK recorded them.
+          if (c === 'sdk' && stats.spans !== 2 * sent.get(c)!) {
+            problems.push(`${framework}/sdk: ${stats.spans} spans for ${sent.get(c)} deliveries, not 2 each`);
+          }
+          if (c !== 'sdk' && stats.spans !== 0) problems.push(`${framework}/${c}: ${stats.spans} spans`);
+        }
+        const m = (c: Instrumented) => median(rps.get(c)!);
+        tables.push({
+          title: `HTTP, ${framework} (${profile.connections} connections, ${profile.bodyBytes} B events, ${profile.amount} requests per run, median of ${profile.rounds})`,
+          columns: ['receiver', 'req/s', 'p99 ms', 'this / none'],
+          rows: CONTENDERS.map((c) => [
+            LABEL[c],
+            formatRate(m(c)),
+            median(p99.get(c)!).toFixed(1),
+            formatRatio(m(c) / m('none')),
+          ]),
+        });
+        bars.push(bar(`${framework}: SDK + in-memory exporters vs none`, m('sdk') / m('none'), 0.85));
+      } finally {
+        await Promise.all(servers.map((s) => stopChild(s.child)));
+      }
+    }
+  } finally {
+    await load.stop();
+  }
+  tables.push(barsTable(bars));
+  return {
+    id: 'otel',
+    title: '6. OpenTelemetry cost over HTTP',
+    tables,
+    bars,
+    notes: [
+      "Three servers per framework, each in its own process: the same receiver (MemoryStore, respond: 'immediately', a no-op handler) without instrumentation, with otelInstrumentation() and no SDK, and with the SDK as an application sets it up (AsyncLocalStorage context manager, BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider with a pull reader).",
+      'The SDK server counts and drops its exported spans every 200 ms so its heap does not grow; every delivery must produce two spans (the delivery and its handler).',
+      ...problems.map((p) => `PROBLEM: ${p}`),
+    ],
+    seconds: (performance.now() - started) / 1000,
+  };
+}
