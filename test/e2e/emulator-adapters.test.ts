@@ -121,7 +121,8 @@ for (const [name, start] of Object.entries(adapters)) {
       expect(calls).toHaveLength(3); // the dedupe store answered the redelivery as a duplicate
       const records = emulator.deliveries(webhook.id);
       expect(records).toHaveLength(2);
-      expect(records[0]).toMatchObject({ event_id: event!.id, status: 'pending', attempts: 1 });
+      // A repeat carries a higher attempt number than the three before it (spec: "a repeat has a higher number").
+      expect(records[0]).toMatchObject({ event_id: event!.id, status: 'pending', attempts: 4 });
     });
   });
 }

@@ -34,6 +34,9 @@ export function describeError(error: unknown): ErrorReport | undefined {
   if (isServiceApiError(error)) {
     const details = error.details?.map((d) => `\n  ${d.field}: ${d.message}`).join('') ?? '';
     const prefix = error.status === 0 ? error.code : `${error.status} ${error.code}`;
+    // The message of a validation error already lists its details (`Invalid input: field: message`): say
+    // them once, one a line.
+    const message = details === '' ? error.message : error.message.replace(/:.*$/s, ':');
     return {
       exitCode: 1,
       json: {
@@ -43,7 +46,7 @@ export function describeError(error: unknown): ErrorReport | undefined {
         ...(error.status === 0 ? {} : { status: error.status }),
         ...(error.details ? { details: error.details } : {}),
       },
-      text: `${prefix}: ${error.message}${details}`,
+      text: `${prefix}: ${message}${details}`,
     };
   }
   if (error instanceof CliError) {

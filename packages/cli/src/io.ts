@@ -18,10 +18,26 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A reader that went away (`sms-webhooks send --help | head -1`) is not an error: stop writing and end
+ * quietly, as `git log | head -1` does, instead of crashing on an unhandled EPIPE.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    closed = true;
+    process.exit(process.exitCode ?? 0);
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
 export function processIo(): Required<Omit<CliIo, 'signal'>> {
   return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: quietOnClosedPipe(process.stdout),
+    stderr: quietOnClosedPipe(process.stderr),
     env: process.env,
     readStdin: () => readAll(process.stdin),
     readFile: (path) => readFile(path, 'utf8'),

@@ -49,3 +49,28 @@ export function jsonObject(value: string): Record<string, unknown> {
   }
   return parsed as Record<string, unknown>;
 }
+
+export function absoluteUrl(name: string) {
+  return (value: string): URL => {
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url;
+    } catch {}
+    throw new InvalidArgumentError(
+      `${name} must be an absolute http(s) URL, e.g. http://localhost:3000/webhooks.`,
+    );
+  };
+}
+
+export function eventId(value: string): string {
+  // The spec gives only the prefix; the emulator and the service issue evt_ followed by letters and digits.
+  if (!/^evt_\S+$/.test(value)) throw new InvalidArgumentError('must be an event id, evt_….');
+  return value;
+}
+
+export function webhookSecret(value: string): string {
+  if (!/^whsec_\S+$/.test(value)) {
+    throw new InvalidArgumentError('must be a whsec_… secret without whitespace (a stray newline?).');
+  }
+  return value;
+}

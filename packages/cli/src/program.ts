@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { registerEmulator } from './commands/emulator.js';
+import { registerListen } from './commands/listen.js';
 import { registerSend } from './commands/send.js';
 import { registerSign } from './commands/sign.js';
+import { registerTrigger } from './commands/trigger.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import type { CliIo } from './io.js';
 
@@ -26,9 +28,32 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
       outputError: (s, write) => (json ? undefined : write(s)),
     })
     .showHelpAfterError(json ? false : '(add --help for usage)');
+  registerListen(program, io);
+  registerTrigger(program, io);
   registerEmulator(program, io);
   registerSign(program, io);
   registerSend(program, io);
   registerWebhooks(program, io);
+  checkRequiredAfterUnknown(program);
   return program;
+}
+
+/**
+ * Commander reports a missing required option before an unknown one, so `send --ulr …` said `--url` was
+ * missing. The required options are checked here instead, after commander has refused unknown options.
+ */
+function checkRequiredAfterUnknown(program: Command): void {
+  const all = (cmd: Command): Command[] => [cmd, ...cmd.commands.flatMap(all)];
+  const required = new Map(all(program).map((cmd) => [cmd, cmd.options.filter((o) => o.mandatory)]));
+  for (const options of required.values()) for (const option of options) option.makeOptionMandatory(false);
+  program.hook('preAction', (_program, action) => {
+    for (const option of required.get(action) ?? []) {
+      if (action.getOptionValue(option.attributeName()) === undefined) {
+        action.error(`error: required option '${option.flags}' not specified`, {
+          code: 'commander.missingMandatoryOptionValue',
+          exitCode: 2,
+        });
+      }
+    }
+  });
 }

@@ -1,4 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type CliIo, run } from '@sms-webhooks/cli';
+
+/** One state file per test file, so `send --id` and `listen` never touch the real ~/.local/state. */
+export const stateFile = join(mkdtempSync(join(tmpdir(), 'sms-webhooks-cli-')), 'state.json');
 
 export interface CliResult {
   code: number;
@@ -21,7 +27,7 @@ export async function runCli(
     stderr: (s) => {
       stderr += s;
     },
-    env,
+    env: { SMS_WEBHOOKS_STATE_FILE: stateFile, ...env },
     readStdin: async () => '',
     ...extra,
   });

@@ -66,7 +66,7 @@ describe('--json errors: one JSON object on stderr, same exit codes', () => {
         message: expect.stringMatching(/wh_missing/),
       });
       const invalid = await runCli(
-        ['webhooks', 'create', '--url', 'http://example.com/x', '--events', 'message.sent', '--json'],
+        ['webhooks', 'create', '--url', 'http://app.example/x', '--events', 'message.sent', '--json'],
         env,
       );
       expect(invalid.code).toBe(1);

@@ -93,20 +93,25 @@ describe('sms-webhooks send', () => {
     ]);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(
-      /^message\.delivered evt_\w+ → http:\/\/127\.0\.0\.1:\d+\/webhooks: 200 \{"received":true\}\n$/,
+      /^message\.delivered evt_\w+ attempt 3 → http:\/\/127\.0\.0\.1:\d+\/webhooks: 200 \{"received":true\}\n$/,
     );
     expect(seen).toEqual(['+15555550199 3']);
   });
 
-  it('reuses --id to show duplicate handling, and prints JSON with --json', async () => {
+  it('reuses --id to show duplicate handling, and prints the answer as JSON with --json', async () => {
     receiver.on('sms.completed', () => {});
     const args = ['send', 'sms.completed', '--url', url, '--secret', secret, '--id', 'evt_cli1', '--json'];
-    expect(JSON.parse((await runCli(args)).stdout)).toMatchObject({
+    expect(JSON.parse((await runCli(args)).stdout)).toEqual({
       event_id: 'evt_cli1',
+      type: 'sms.completed',
+      attempt: 1,
       status: 200,
-      body: '{"received":true}',
+      body: { received: true },
     });
-    expect(JSON.parse((await runCli(args)).stdout).body).toBe('{"received":true,"duplicate":true}');
+    expect(JSON.parse((await runCli(args)).stdout)).toMatchObject({
+      attempt: 2,
+      body: { received: true, duplicate: true },
+    });
   });
 
   it('exits 1 when the app refuses the delivery (here: a different secret)', async () => {
@@ -131,7 +136,7 @@ describe('sms-webhooks send', () => {
     ]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(
-      /error: could not deliver to http:\/\/127\.0\.0\.1:\d+\/webhooks: ECONNREFUSED/,
+      /error: could not deliver to http:\/\/127\.0\.0\.1:(\d+)\/webhooks: connect ECONNREFUSED 127\.0\.0\.1:\1\n/,
     );
   });
 

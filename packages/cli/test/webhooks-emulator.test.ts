@@ -91,7 +91,7 @@ describe('sms-webhooks webhooks', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error: 404 not_found: No webhook wh_missing/);
     const invalid = await runCli(
-      ['webhooks', 'create', '--url', 'http://example.com/x', '--events', 'message.sent'],
+      ['webhooks', 'create', '--url', 'http://app.example/x', '--events', 'message.sent'],
       env,
     );
     expect(invalid.code).toBe(1);

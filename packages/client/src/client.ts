@@ -45,6 +45,18 @@ function errorFrom(status: number, body: unknown, fallbackCode: string): Service
   return new ServiceApiError(message, { status, code, details });
 }
 
+/**
+ * fetch says only `fetch failed`; the reason (`connect ECONNREFUSED 127.0.0.1:4010`, `getaddrinfo
+ * ENOTFOUND …`) is on its cause, or on the cause's errors when several addresses were tried.
+ */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { message?: string; code?: string; errors?: { message?: string }[] } })
+    ?.cause;
+  const message = cause?.message || cause?.errors?.map((e) => e.message).join('; ') || '';
+  if (!cause || message === '') return (error as Error)?.message ?? String(error);
+  return cause.code && !message.includes(cause.code) ? `${cause.code} ${message}` : message;
+}
+
 function defaultCode(status: number): string {
   if (status === 401) return 'unauthorized';
   if (status === 404) return 'not_found';
@@ -79,8 +91,8 @@ export function createClient(options: ClientOptions): Client {
         const timedOut = (error as Error)?.name === 'TimeoutError';
         throw new ServiceApiError(
           timedOut
-            ? `${method} ${path} timed out after ${opts.timeoutMs} ms.`
-            : `${method} ${path} failed: ${(error as Error)?.message}`,
+            ? `${method} ${opts.baseUrl}${path} timed out after ${opts.timeoutMs} ms.`
+            : `${method} ${opts.baseUrl}${path} failed: ${networkReason(error)}`,
           { status: 0, code: timedOut ? 'timeout' : 'network_error', cause: error },
         );
       }

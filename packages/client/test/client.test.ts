@@ -54,7 +54,7 @@ async function rejection(promise: Promise<unknown>): Promise<ServiceApiError> {
 }
 
 const input = {
-  url: 'https://example.com/webhooks',
+  url: 'https://app.example/webhooks',
   events: ['message.sent' as const, 'webhook.test' as const],
 };
 
@@ -209,9 +209,9 @@ describe('createClient against the emulator', () => {
   });
 
   it.each([
-    ['an HTTP URL', { ...input, url: 'http://example.com/hook' }, 'url'],
+    ['an HTTP URL', { ...input, url: 'http://app.example/hook' }, 'url'],
     ['a relative URL', { ...input, url: 'hook' }, 'url'],
-    ['a 501-character URL', { ...input, url: `https://example.com/${'a'.repeat(481)}` }, 'url'],
+    ['a 501-character URL', { ...input, url: `https://app.example/${'a'.repeat(481)}` }, 'url'],
     ['an unknown event', { ...input, events: ['message.lost'] }, 'events[0]'],
     ['no events', { ...input, events: [] }, 'events'],
     ['a 201-character description', { ...input, description: 'd'.repeat(201) }, 'description'],

@@ -5,7 +5,10 @@ export type ApiErrorCode =
   | 'validation_error'
   | 'rate_limited'
   | 'method_not_allowed'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'host_not_allowed'
+  | 'origin_not_allowed'
+  | 'unsupported_media_type';
 
 export interface FieldError {
   field: string;

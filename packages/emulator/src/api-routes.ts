@@ -22,7 +22,8 @@ async function exchangeToken(state: EmulatorState, req: IncomingMessage): Promis
   if (fromBody !== undefined && fromBody !== null && typeof fromBody !== 'string') {
     throw validationError([{ field: 'api_key', message: 'must be a string or null' }]);
   }
-  const apiKey = header(req, 'x-api-key') ?? (fromBody as string | null | undefined) ?? undefined;
+  // An empty header is no credential: it must not hide a key given in the body.
+  const apiKey = header(req, 'x-api-key') || (fromBody as string | null | undefined) || undefined;
   state.limiter.hit(`key:${apiKey ?? req.socket.remoteAddress ?? ''}`);
   return { status: 200, body: state.tokens.exchange(apiKey) };
 }
@@ -91,8 +92,17 @@ export async function routeApi(
     const data = known ? state.engine.deliveries(webhookId) : [];
     return { status: 200, body: { object: 'list', data } satisfies ListOf<WebhookDelivery> };
   }
+  // One rule for an unknown id outside DELETE (the only route whose 404 the spec lists): it reads as a
+  // webhook with no deliveries that subscribes to nothing, so the test route answers its listed 422.
   const entry = state.webhooks.find(webhookId, workspace.id);
-  if (!entry || entry.deleted) throw notFound(webhookId);
+  if (!entry || entry.deleted) {
+    throw validationError([
+      {
+        field: 'webhook_id',
+        message: `no webhook ${webhookId} in this workspace subscribes to webhook.test`,
+      },
+    ]);
+  }
   if (!entry.webhook.events.includes('webhook.test')) {
     throw validationError([{ field: 'events', message: 'the webhook does not subscribe to webhook.test' }]);
   }

@@ -1,5 +1,6 @@
-import { type AnyWebhookEvent, randomId, signPayload } from '@sms-webhooks/core';
-import { MAX_ATTEMPTS, RETRY_WAITS_MS, type ResolvedEmulatorOptions } from './options.js';
+import { type AnyWebhookEvent, signPayload } from '@sms-webhooks/core';
+import { randomId } from '@sms-webhooks/core/testing';
+import { type AttemptReport, MAX_ATTEMPTS, RETRY_WAITS_MS, type ResolvedEmulatorOptions } from './options.js';
 import { postDelivery } from './post-delivery.js';
 import type { WebhookDelivery } from './types.js';
 import type { WebhookEntry } from './webhook-registry.js';
@@ -15,6 +16,9 @@ export interface IdleWaiter {
   resolve(): void;
 }
 
+/** Attempt numbers remembered per (webhook, event), so a redelivery continues the count. */
+const MAX_REMEMBERED_ATTEMPTS = 10_000;
+
 /**
  * Sends each event to each subscribed webhook and retries on the spec's schedule. The body is
  * serialised once per event, so every attempt carries the same bytes; it is re-signed per attempt
@@ -27,15 +31,26 @@ export class DeliveryEngine {
   private waiters: (() => void)[] = [];
   private readonly abort = new AbortController();
   private closed = false;
+  private readonly lastAttempt = new Map<string, number>();
+  private readonly listeners = new Set<(report: AttemptReport) => void>();
 
   constructor(private readonly options: ResolvedEmulatorOptions) {}
 
+  /** Called after every attempt, next to `options.onAttempt`; returns the function that removes it. */
+  subscribe(listener: (report: AttemptReport) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   deliver(entry: WebhookEntry, event: AnyWebhookEvent, test = false): WebhookDelivery {
+    // A repeat of an event already sent to this webhook carries the next attempt number (the spec: "a repeat
+    // has a higher number"), capped at the last one the spec allows.
+    const previous = this.lastAttempt.get(attemptKey(entry.webhook.id, event.id)) ?? 0;
     const record: WebhookDelivery = {
       id: randomId('whd'),
       object: 'webhook_delivery',
       status: 'pending',
-      attempts: 0,
+      attempts: Math.min(previous, MAX_ATTEMPTS - 1),
       created_at: new Date(this.options.now()).toISOString(),
       event_id: event.id,
       event_type: event.type as WebhookDelivery['event_type'],
@@ -76,8 +91,11 @@ export class DeliveryEngine {
     return this.inFlight + this.scheduled.size;
   }
 
-  /** Resolves once no attempt is running and none is scheduled. */
-  waitForIdle(timeoutMs = 30_000): Promise<void> {
+  /**
+   * Resolves once no attempt is running and none is scheduled. The default time-out outlasts a whole
+   * retry schedule at this time scale (six attempts that each time out, and the five waits between them).
+   */
+  waitForIdle(timeoutMs = this.fullScheduleMs()): Promise<void> {
     if (this.pending === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -96,8 +114,14 @@ export class DeliveryEngine {
     });
   }
 
+  private fullScheduleMs(): number {
+    const waits = RETRY_WAITS_MS.reduce((sum, ms) => sum + ms, 0) * this.options.timeScale;
+    return Math.ceil(waits + MAX_ATTEMPTS * this.options.deliveryTimeoutMs + 5_000);
+  }
+
   close(): void {
     this.closed = true;
+    this.listeners.clear();
     for (const job of this.scheduled) clearTimeout(job.timer);
     this.scheduled.clear();
     this.abort.abort();
@@ -110,6 +134,7 @@ export class DeliveryEngine {
     this.inFlight += 1;
     record.attempts += 1;
     record.next_attempt_at = null;
+    this.rememberAttempt(entry.webhook.id, record.event_id, record.attempts);
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'sms-webhooks-emulator/0.1',
@@ -118,6 +143,8 @@ export class DeliveryEngine {
       'x-service-event-type': record.event_type,
       'x-service-delivery-attempt': String(record.attempts),
     };
+    const startedAt = Date.now();
+    const started = performance.now();
     const result = await postDelivery(
       entry.webhook.url,
       job.body,
@@ -125,6 +152,7 @@ export class DeliveryEngine {
       this.options.deliveryTimeoutMs,
       this.abort.signal,
     );
+    const durationMs = Math.round(performance.now() - started);
     this.inFlight -= 1;
     if (this.closed) return this.notifyIfIdle();
 
@@ -148,29 +176,48 @@ export class DeliveryEngine {
       job.timer.unref();
       this.scheduled.add(job);
     }
-    this.report(job, delivered, result.responseBody);
+    this.report(job, delivered, result.responseBody, startedAt, durationMs);
     this.notifyIfIdle();
   }
 
-  private report(job: DeliveryJob, delivered: boolean, responseBody: string): void {
-    const hook = this.options.onAttempt;
-    if (!hook) return;
+  private rememberAttempt(webhookId: string, eventId: string, attempt: number): void {
+    const key = attemptKey(webhookId, eventId);
+    this.lastAttempt.delete(key);
+    this.lastAttempt.set(key, attempt);
+    if (this.lastAttempt.size > MAX_REMEMBERED_ATTEMPTS) {
+      this.lastAttempt.delete(this.lastAttempt.keys().next().value!);
+    }
+  }
+
+  private report(
+    job: DeliveryJob,
+    delivered: boolean,
+    responseBody: string,
+    startedAt: number,
+    durationMs: number,
+  ): void {
+    const hooks = [this.options.onAttempt, ...this.listeners];
     const { record, entry } = job;
-    try {
-      hook({
-        webhookId: entry.webhook.id,
-        url: entry.webhook.url,
-        eventId: record.event_id,
-        eventType: record.event_type,
-        attempt: record.attempts,
-        statusCode: record.last_status_code,
-        error: record.last_error,
-        delivered,
-        responseBody,
-        nextAttemptAt: record.next_attempt_at === null ? null : Date.parse(record.next_attempt_at),
-      });
-    } catch {
-      // A logging hook must never break deliveries.
+    const report: AttemptReport = {
+      webhookId: entry.webhook.id,
+      url: entry.webhook.url,
+      eventId: record.event_id,
+      eventType: record.event_type,
+      attempt: record.attempts,
+      statusCode: record.last_status_code,
+      error: record.last_error,
+      delivered,
+      responseBody,
+      nextAttemptAt: record.next_attempt_at === null ? null : Date.parse(record.next_attempt_at),
+      startedAt,
+      durationMs,
+    };
+    for (const hook of hooks) {
+      try {
+        hook?.(report);
+      } catch {
+        // A logging hook must never break deliveries.
+      }
     }
   }
 
@@ -180,4 +227,8 @@ export class DeliveryEngine {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+function attemptKey(webhookId: string, eventId: string): string {
+  return `${webhookId} ${eventId}`;
 }

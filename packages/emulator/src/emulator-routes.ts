@@ -3,6 +3,7 @@ import { type EventType, isKnownEventType } from '@sms-webhooks/core';
 import { type FieldError, validationError } from './api-error.js';
 import type { RouteResult } from './api-routes.js';
 import { readJsonObject } from './http-io.js';
+import { requireJson } from './request-guard.js';
 import type { EmulatorState } from './state.js';
 
 const PHONE = /^\+[1-9]\d{6,14}$/;
@@ -109,14 +110,23 @@ export async function routeEmulator(
   if (path === '/_emulator/health' && method === 'GET') {
     return { status: 200, body: { ok: true, pending_deliveries: state.engine.pending } };
   }
+  if (method === 'POST' && path.startsWith('/_emulator/')) requireJson(req);
   if (path === '/_emulator/sends' && method === 'POST') return simulateSend(state, req);
   if (path === '/_emulator/events' && method === 'POST') return emitEvent(state, req);
-  const redeliver = /^\/_emulator\/events\/(evt_[A-Za-z0-9]+)\/redeliver$/.exec(path);
+  const redeliver = /^\/_emulator\/events\/(evt_[^/]+)\/redeliver$/.exec(path);
   if (redeliver && method === 'POST') {
-    const deliveries = state.redeliver(redeliver[1]!);
+    const deliveries = state.redeliver(decodeURIComponentSafe(redeliver[1]!));
     if (deliveries.length === 0)
       throw validationError([{ field: 'event_id', message: 'no such event was sent' }]);
     return { status: 202, body: { object: 'list', data: deliveries } };
   }
   return undefined;
+}
+
+function decodeURIComponentSafe(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

@@ -6,9 +6,11 @@ import { routeApi } from './api-routes.js';
 import { routeEmulator } from './emulator-routes.js';
 import type { SimulateSendOptions } from './events.js';
 import { requestPath, sendJson } from './http-io.js';
-import { type EmulatorOptions, resolveOptions } from './options.js';
+import { type AttemptReport, type EmulatorOptions, resolveOptions } from './options.js';
+import { checkRequestSource } from './request-guard.js';
 import { type EmittedEvent, EmulatorState, type SimulatedSend } from './state.js';
 import type { WebhookDelivery, WebhookOut } from './types.js';
+import { isLoopbackHost } from './validate-webhook.js';
 
 export interface Emulator {
   /** Base URL, e.g. `http://127.0.0.1:4010`; throws before `listen()`. */
@@ -35,16 +37,21 @@ export interface Emulator {
   readonly tokensIssued: number;
   /** Number of attempts running or scheduled. */
   readonly pendingDeliveries: number;
+  /** Calls `listener` after every delivery attempt; returns the function that stops it. */
+  onAttempt(listener: (report: AttemptReport) => void): () => void;
 }
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const opts = resolveOptions(options);
   const state = new EmulatorState(opts);
   let baseUrl: string | undefined;
+  let boundToLoopback = isLoopbackHost(opts.host);
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      checkRequestSource(req, boundToLoopback);
       const path = requestPath(req);
+      if (path === '/_emulator/attempts' && req.method === 'GET') return streamAttempts(req, res);
       const result =
         path === undefined
           ? undefined
@@ -65,6 +72,21 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     }
   }
 
+  /** NDJSON, one AttemptReport a line, for as long as the client stays: how `sms-webhooks listen` attaches. */
+  function streamAttempts(req: IncomingMessage, res: ServerResponse): void {
+    const only = new URL(req.url ?? '/', 'http://emulator').searchParams.getAll('webhook_id');
+    res.writeHead(200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-store',
+    });
+    // A first line, so a client knows it is attached before any attempt happens.
+    res.write(`${JSON.stringify({ attached: true, pending_deliveries: state.engine.pending })}\n`);
+    const stop = state.engine.subscribe((report) => {
+      if (only.length === 0 || only.includes(report.webhookId)) res.write(`${JSON.stringify(report)}\n`);
+    });
+    res.on('close', stop);
+  }
+
   const server = createServer((req, res) => void dispatch(req, res));
 
   return {
@@ -74,6 +96,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     },
     server,
     listen(port = opts.port, host = opts.host) {
+      boundToLoopback = isLoopbackHost(host);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -108,5 +131,6 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     get pendingDeliveries() {
       return state.engine.pending;
     },
+    onAttempt: (listener) => state.engine.subscribe(listener),
   };
 }

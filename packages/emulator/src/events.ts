@@ -1,10 +1,5 @@
-import {
-  type EventDataMap,
-  type EventType,
-  randomId,
-  sampleData,
-  type WebhookEvent,
-} from '@sms-webhooks/core';
+import type { EventDataMap, EventType, WebhookEvent } from '@sms-webhooks/core';
+import { randomId, sampleData } from '@sms-webhooks/core/testing';
 
 export function buildEvent<T extends EventType>(
   type: T,

@@ -7,7 +7,10 @@ export interface RateLimitOptions {
 export interface EmulatorOptions {
   /** Default 0: a free port. */
   port?: number;
-  /** Default `127.0.0.1`. */
+  /**
+   * Default `127.0.0.1`. While it is a loopback address, requests must name a loopback `Host` (a web page
+   * cannot reach the emulator through DNS rebinding); another address accepts any `Host`.
+   */
   host?: string;
   /**
    * API keys accepted by the token exchange. Default: any key matching `sk_test_…` or `sk_live_…`
@@ -28,6 +31,11 @@ export interface EmulatorOptions {
   maxDeliveriesPerWebhook?: number;
   /** Called after every delivery attempt, e.g. to log it. */
   onAttempt?: (attempt: AttemptReport) => void;
+  /**
+   * Give every webhook this `whsec_…` secret instead of a random one, so an app keeps verifying across
+   * emulator restarts. Default a new random secret per webhook, as the service does.
+   */
+  webhookSecret?: string;
 }
 
 export interface AttemptReport {
@@ -44,6 +52,10 @@ export interface AttemptReport {
   responseBody: string;
   /** Epoch ms of the next attempt, or null when none is scheduled. */
   nextAttemptAt: number | null;
+  /** Epoch ms (real clock) when the attempt started. */
+  startedAt: number;
+  /** How long the receiver took to answer (or the attempt took to fail), in ms. */
+  durationMs: number;
 }
 
 /** The spec's waits between attempts: 1 min, 5 min, 30 min, 2 h, 12 h (6 attempts in total). */
@@ -62,6 +74,7 @@ export interface ResolvedEmulatorOptions {
   now: () => number;
   maxDeliveriesPerWebhook: number;
   onAttempt: ((attempt: AttemptReport) => void) | undefined;
+  webhookSecret: string | undefined;
 }
 
 function positive(name: string, value: number): number {
@@ -88,5 +101,16 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedEmulatorO
     now: options.now ?? Date.now,
     maxDeliveriesPerWebhook: positive('maxDeliveriesPerWebhook', options.maxDeliveriesPerWebhook ?? 100),
     onAttempt: options.onAttempt,
+    webhookSecret: checkWebhookSecret(options.webhookSecret),
   };
+}
+
+function checkWebhookSecret(secret: unknown): string | undefined {
+  if (secret === undefined) return undefined;
+  if (typeof secret !== 'string' || !/^whsec_\S+$/.test(secret)) {
+    throw new TypeError(
+      '@sms-webhooks/emulator: webhookSecret must be a whsec_… string without whitespace (a stray newline from a .env file?).',
+    );
+  }
+  return secret;
 }

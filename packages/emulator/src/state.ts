@@ -1,4 +1,5 @@
-import { type AnyWebhookEvent, type EventType, sampleData } from '@sms-webhooks/core';
+import type { AnyWebhookEvent, EventType } from '@sms-webhooks/core';
+import { sampleData } from '@sms-webhooks/core/testing';
 import { TokenIssuer } from './auth.js';
 import { DeliveryEngine } from './delivery-engine.js';
 import { buildEvent, type PlannedEvent, planSend, type SimulateSendOptions } from './events.js';
@@ -27,12 +28,13 @@ const MAX_REMEMBERED_EVENTS = 10_000;
 export class EmulatorState {
   readonly tokens: TokenIssuer;
   readonly limiter: RateLimiter;
-  readonly webhooks = new WebhookRegistry();
+  readonly webhooks: WebhookRegistry;
   readonly engine: DeliveryEngine;
   /** Each event as first sent, so it can be redelivered with the same id and body. */
   private readonly sent = new Map<string, { event: AnyWebhookEvent; entries: WebhookEntry[] }>();
 
   constructor(readonly options: ResolvedEmulatorOptions) {
+    this.webhooks = new WebhookRegistry(options.webhookSecret);
     this.tokens = new TokenIssuer(options.apiKeys, options.now);
     this.limiter = new RateLimiter(options.rateLimit, options.now);
     this.engine = new DeliveryEngine(options);

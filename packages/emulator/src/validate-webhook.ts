@@ -10,6 +10,13 @@ export interface WebhookInput {
   description: string;
 }
 
+/** The spec's limits are in characters: count code points, not UTF-16 units (an emoji is one). */
+export function characters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
 export function isLoopbackHost(hostname: string): boolean {
@@ -18,7 +25,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 function checkUrl(value: unknown, allowInsecureLoopback: boolean): string | undefined {
   if (typeof value !== 'string' || value === '') return 'is required and must be a string';
-  if (value.length > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
+  if (characters(value) > MAX_URL_LENGTH) return `must be at most ${MAX_URL_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(value);
@@ -58,7 +65,7 @@ export function validateWebhookIn(
   const description = body.description ?? '';
   if (typeof description !== 'string') {
     errors.push({ field: 'description', message: 'must be a string' });
-  } else if (description.length > MAX_DESCRIPTION_LENGTH) {
+  } else if (characters(description) > MAX_DESCRIPTION_LENGTH) {
     errors.push({ field: 'description', message: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` });
   }
 
@@ -76,7 +83,8 @@ export function validateWebhookIn(
   };
 }
 
-const WEBHOOK_ID = /^wh_[A-Za-z0-9]{1,64}$/;
+/** The spec gives only the prefix; the length cap keeps a path parameter from being a whole page. */
+const WEBHOOK_ID = /^wh_.{1,200}$/su;
 
 export function checkWebhookId(id: string): void {
   if (!WEBHOOK_ID.test(id)) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { randomId } from '@sms-webhooks/core';
+import { randomId } from '@sms-webhooks/core/testing';
 import type { Workspace } from './auth.js';
 import type { WebhookOut } from './types.js';
 import type { WebhookInput } from './validate-webhook.js';
@@ -18,6 +18,9 @@ export function maskSecret(secret: string): string {
 export class WebhookRegistry {
   private readonly entries = new Map<string, WebhookEntry>();
 
+  /** `fixedSecret` (the `webhookSecret` option) is given to every webhook instead of a random one. */
+  constructor(private readonly fixedSecret?: string) {}
+
   create(workspace: Workspace, input: WebhookInput, now: Date): WebhookEntry {
     const webhook: WebhookOut = {
       id: randomId('wh'),
@@ -27,7 +30,7 @@ export class WebhookRegistry {
       active: true,
       created_at: now.toISOString(),
       description: input.description,
-      secret: `whsec_${randomBytes(24).toString('base64url')}`,
+      secret: this.fixedSecret ?? `whsec_${randomBytes(24).toString('base64url')}`,
     };
     const entry = { webhook, workspace, deleted: false };
     this.entries.set(webhook.id, entry);

@@ -30,7 +30,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Harn
   async function call(method: string, path: string, init: ApiCall = {}) {
     const headers: Record<string, string> = { ...init.headers };
     if (init.token) headers.authorization = `Bearer ${init.token}`;
-    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    if (init.body !== undefined || method === 'POST') headers['content-type'] ??= 'application/json';
     const res = await fetch(`${url}${path}`, {
       method,
       headers,

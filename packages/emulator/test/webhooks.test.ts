@@ -3,7 +3,7 @@ import { closeAll, startEmulator } from './helpers.js';
 
 afterEach(closeAll);
 
-const valid = { url: 'https://example.com/webhooks', events: ['message.delivered', 'webhook.test'] };
+const valid = { url: 'https://app.example/webhooks', events: ['message.delivered', 'webhook.test'] };
 
 describe('webhook routes', () => {
   it('creates a webhook (201) with every WebhookOut field and a whsec_ secret', async () => {
@@ -41,10 +41,10 @@ describe('webhook routes', () => {
   });
 
   it.each([
-    ['a plain-HTTP URL', { ...valid, url: 'http://example.com/hook' }, 'url'],
+    ['a plain-HTTP URL', { ...valid, url: 'http://app.example/hook' }, 'url'],
     ['a loopback HTTP URL without the flag', { ...valid, url: 'http://127.0.0.1:3000/hook' }, 'url'],
     ['a relative URL', { ...valid, url: '/hook' }, 'url'],
-    ['a 501-character URL', { ...valid, url: `https://example.com/${'a'.repeat(481)}` }, 'url'],
+    ['a 501-character URL', { ...valid, url: `https://app.example/${'a'.repeat(481)}` }, 'url'],
     ['no URL', { events: valid.events }, 'url'],
     ['an unknown event type', { ...valid, events: ['message.sent', 'message.exploded'] }, 'events[1]'],
     ['an empty events list', { ...valid, events: [] }, 'events'],
@@ -62,7 +62,7 @@ describe('webhook routes', () => {
 
   it('accepts the limits exactly: a 500-character URL and a 200-character description', async () => {
     const { call, token } = await startEmulator();
-    const url = `https://example.com/${'a'.repeat(480)}`;
+    const url = `https://app.example/${'a'.repeat(480)}`;
     expect(url).toHaveLength(500);
     const res = await call('POST', '/v1/webhooks', {
       token: await token(),
@@ -134,7 +134,7 @@ describe('webhook routes', () => {
     expect(unknown.body.data).toEqual([]);
   });
 
-  it('test route: 202 for a webhook subscribed to webhook.test, 422 otherwise, 404 for an unknown one', async () => {
+  it('test route: 202 for a webhook subscribed to webhook.test, 422 otherwise and for an unknown one', async () => {
     const { call, token } = await startEmulator();
     const t = await token();
     const subscribed = (await call('POST', '/v1/webhooks', { token: t, body: valid })).body;
@@ -150,7 +150,10 @@ describe('webhook routes', () => {
     const refused = await call('POST', `/v1/webhooks/${other.id}/test`, { token: t });
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('validation_error');
-    expect((await call('POST', '/v1/webhooks/wh_unknown/test', { token: t })).status).toBe(404);
+    // One rule with the deliveries route: an unknown id is a webhook that subscribes to nothing.
+    const unknown = await call('POST', '/v1/webhooks/wh_unknown/test', { token: t });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.details).toEqual([{ field: 'webhook_id', message: expect.any(String) }]);
   });
 
   it('answers 401 before anything else on every webhook route', async () => {
@@ -194,7 +197,7 @@ describe('webhook routes', () => {
     const statusLine = await new Promise<string>((resolve, reject) => {
       // fetch cannot send this request line; a raw socket can, and so can any client on the network.
       const socket = createConnection(Number(port), '127.0.0.1', () =>
-        socket.write('GET http://[ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        socket.write('GET http://[ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'),
       );
       let data = '';
       socket.on('data', (chunk) => {

@@ -1,8 +1,9 @@
 import { type AttemptReport, createEmulator } from '@sms-webhooks/emulator';
 import type { Command } from 'commander';
+import { processSignal, untilAborted } from '../abort-signal.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
-import { integer, positiveNumber } from '../options.js';
+import { integer, positiveNumber, webhookSecret } from '../options.js';
 
 interface EmulatorCommandOptions {
   port: number;
@@ -11,6 +12,7 @@ interface EmulatorCommandOptions {
   insecureLoopback: boolean;
   apiKey?: string[];
   rateLimit: number;
+  webhookSecret?: string;
   json?: boolean;
 }
 
@@ -21,21 +23,6 @@ function describeAttempt(a: AttemptReport): string {
       ? 'failed, no more attempts'
       : `failed, retry at ${new Date(a.nextAttemptAt).toISOString()}`;
   return `${a.eventType} ${a.eventId} → ${a.url} attempt ${a.attempt}: ${a.statusCode ?? a.error} (${outcome})`;
-}
-
-function untilAborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
-function processSignal(): AbortSignal {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return controller.signal;
 }
 
 export function registerEmulator(program: Command, io: CliIo): void {
@@ -61,10 +48,15 @@ export function registerEmulator(program: Command, io: CliIo): void {
       integer('--rate-limit', 1, 1_000_000),
       100,
     )
+    .option(
+      '--webhook-secret <whsec>',
+      'give every webhook this secret, so apps keep verifying across restarts (default random per webhook)',
+      webhookSecret,
+    )
     .option('--json', 'print the address and each delivery attempt as JSON lines')
     .addHelpText(
       'after',
-      '\nThen, in another shell:\n  export SMS_API_BASE_URL=http://127.0.0.1:4010 SMS_API_KEY=sk_test_local\n  sms-webhooks webhooks create --url http://localhost:3000/webhooks --events message.delivered\n  curl -X POST $SMS_API_BASE_URL/_emulator/sends -d \'{"recipients":3}\'',
+      '\nThen, in another shell:\n  export SMS_API_BASE_URL=http://127.0.0.1:4010 SMS_API_KEY=sk_test_local\n  sms-webhooks webhooks create --url http://localhost:3000/webhooks --events message.delivered\n  sms-webhooks trigger message.delivered',
     )
     .action(async (options: EmulatorCommandOptions) => {
       const emulator = createEmulator({
@@ -74,6 +66,7 @@ export function registerEmulator(program: Command, io: CliIo): void {
         allowInsecureLoopback: options.insecureLoopback,
         apiKeys: options.apiKey,
         rateLimit: { limit: options.rateLimit, windowMs: 1000 },
+        webhookSecret: options.webhookSecret,
         onAttempt: (a) =>
           io.stdout(options.json ? `${JSON.stringify({ attempt: a })}\n` : `${describeAttempt(a)}\n`),
       });
@@ -95,7 +88,7 @@ export function registerEmulator(program: Command, io: CliIo): void {
             `  export SMS_API_BASE_URL=${url}`,
             `  export SMS_API_KEY=${key}${options.apiKey ? '' : '   (any sk_test_… or sk_live_… key works)'}`,
             `  plain-HTTP loopback webhook URLs: ${options.insecureLoopback ? 'allowed' : 'refused'}; retry waits ×${options.timeScale}`,
-            `  make events happen: POST ${url}/_emulator/sends {"recipients":3}  ·  POST ${url}/_emulator/events {"type":"message.sent"}`,
+            `  make events happen: sms-webhooks trigger message.delivered  ·  sms-webhooks resend evt_…`,
             'Press Ctrl+C to stop.',
             '',
           ].join('\n'),

@@ -1,81 +1,158 @@
-import { createTestDelivery, EVENT_TYPES, type EventType } from '@sms-webhooks/core';
+import { createTestDelivery, EVENT_TYPES, type EventType, signPayload } from '@sms-webhooks/core';
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
-import { eventType, integer, jsonObject } from '../options.js';
+import { networkReason } from '../network-reason.js';
+import { absoluteUrl, eventId, eventType, integer, jsonObject } from '../options.js';
 import { print } from '../output.js';
+import { type CliState, readState, rememberSent, statePath, writeState } from '../state-file.js';
 import { resolveSecret } from './secret.js';
 
 interface SendOptions {
-  url: string;
+  url: URL;
   secret?: string;
   data?: Record<string, unknown>;
   attempt?: number;
   id?: string;
+  timestamp?: number;
   live?: boolean;
   timeout: number;
+  stateFile?: string;
   json?: boolean;
+}
+
+/** The last attempt the spec allows: a repeat past it is sent as 6 again. */
+const MAX_ATTEMPT = 6;
+
+/** What an app answered, as JSON when it is JSON (so `--json` output nests it), else the text. */
+function answerOf(text: string): unknown {
+  try {
+    return text === '' ? '' : JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 export function registerSend(program: Command, io: CliIo): void {
   program
     .command('send')
-    .description('POST one signed sample event to your app, as the service would (like `stripe trigger`).')
+    .description(
+      'POST one signed sample event to your app, as the service would; repeat an --id to redeliver it.',
+    )
     .argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`, eventType)
-    .requiredOption('--url <url>', 'your webhook route, e.g. http://localhost:3000/webhooks')
+    .requiredOption(
+      '--url <url>',
+      'your webhook route, e.g. http://localhost:3000/webhooks',
+      absoluteUrl('--url'),
+    )
     .option('--secret <secret>', 'the webhook secret your app verifies with (default $SMS_WEBHOOK_SECRET)')
     .option('--data <json>', 'fields merged over the sample data, as a JSON object', jsonObject)
-    .option('--id <evt_id>', 'event id (default a fresh evt_…); reuse one to test duplicate handling')
-    .option('--attempt <n>', 'X-Service-Delivery-Attempt value', integer('--attempt', 1, 6))
+    .option(
+      '--id <evt_id>',
+      'event id (default a fresh evt_…); an id sent before is sent again, byte for byte',
+      eventId,
+    )
+    .option(
+      '--attempt <n>',
+      'X-Service-Delivery-Attempt (default 1, or the next one for a repeated --id)',
+      integer('--attempt', 1, 6),
+    )
+    .option(
+      '--timestamp <unix>',
+      'unix seconds to sign with (default now); an old one sends a stale delivery',
+      integer('--timestamp', 0, 99_999_999_999),
+    )
     .option('--live', 'send with "test": false')
     .option('--timeout <ms>', 'give up after this many ms', integer('--timeout', 1, 600_000), 10_000)
+    .option(
+      '--state-file <path>',
+      'where sent events are kept for --id (default ~/.local/state/sms-webhooks/state.json)',
+    )
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks --secret whsec_…',
+      '\nExample:\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks --secret whsec_…\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks --id evt_… # the same bytes again',
     )
     .action(async (type: EventType, options: SendOptions) => {
       const secret = resolveSecret(io, options.secret);
-      if (options.id !== undefined && !/^evt_[A-Za-z0-9]+$/.test(options.id)) {
-        throw new CliError('--id must look like evt_….');
-      }
-      let url: URL;
-      try {
-        url = new URL(options.url);
-      } catch {
-        throw new CliError(`--url must be an absolute URL, got ${JSON.stringify(options.url)}.`);
-      }
-      const delivery = createTestDelivery(type, {
-        secret,
-        data: options.data as never,
-        id: options.id,
-        attempt: options.attempt,
-        test: !options.live,
+      const path = statePath(io, options.stateFile);
+      // The state only serves a later --id: without one, a state file that cannot be used is no reason
+      // not to send.
+      const state: CliState = await readState(path).catch((error: Error) => {
+        if (options.id !== undefined) throw error;
+        io.stderr(`warning: ${error.message}\n`);
+        return {};
       });
+      const earlier = options.id === undefined ? undefined : state.sent_events?.[options.id];
+      let id: string;
+      let body: string;
+      let attempt: number;
+      if (earlier) {
+        // The service resends identical bytes: the same body, only the signature's t and the attempt move.
+        if (earlier.type !== type) {
+          throw new CliError(
+            `${options.id} was sent as ${earlier.type}: a redelivery keeps its type. Pick a new --id.`,
+            {
+              exitCode: 2,
+            },
+          );
+        }
+        if (options.data !== undefined || options.live) {
+          throw new CliError(
+            `${options.id} was sent before: a redelivery keeps its body, so --data and --live cannot change it. Pick a new --id.`,
+            {
+              exitCode: 2,
+            },
+          );
+        }
+        id = options.id!;
+        body = earlier.body;
+        attempt = options.attempt ?? Math.min(earlier.attempt + 1, MAX_ATTEMPT);
+      } else {
+        const fresh = createTestDelivery(type, {
+          secret,
+          data: options.data as never,
+          id: options.id,
+          test: !options.live,
+        });
+        id = fresh.event.id;
+        body = fresh.body;
+        attempt = options.attempt ?? 1;
+      }
+      const headers = {
+        'content-type': 'application/json',
+        'x-service-signature': signPayload(body, secret, { timestamp: options.timestamp }),
+        'x-service-event-id': id,
+        'x-service-event-type': type,
+        'x-service-delivery-attempt': String(attempt),
+      };
+      await writeState(path, rememberSent(state, id, { type, body, attempt })).catch((error: Error) =>
+        io.stderr(`warning: ${error.message} (a later send --id ${id} cannot repeat it)\n`),
+      );
+      const url = options.url;
       let res: Response;
       try {
         res = await fetch(url, {
           method: 'POST',
-          headers: delivery.headers,
-          body: delivery.body,
+          headers,
+          body,
           redirect: 'manual',
           signal: AbortSignal.timeout(options.timeout),
         });
       } catch (error) {
-        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-        const reason =
-          (error as Error).name === 'TimeoutError'
-            ? `no answer within ${options.timeout} ms`
-            : cause?.code
-              ? `${cause.code} ${cause.message ?? ''}`.trim()
-              : (cause?.message ?? (error as Error).message);
-        throw new CliError(`could not deliver to ${url.href}: ${reason}`, { code: 'delivery_failed' });
+        throw new CliError(`could not deliver to ${url.href}: ${networkReason(error, options.timeout)}`, {
+          code: 'delivery_failed',
+        });
       }
-      const body = await res.text();
-      const result = { event_id: delivery.event.id, type, status: res.status, body };
-      print(io, options, result, () => `${type} ${delivery.event.id} → ${url.href}: ${res.status} ${body}`);
+      const text = await res.text();
+      const result = { event_id: id, type, attempt, status: res.status, body: answerOf(text) };
+      print(
+        io,
+        options,
+        result,
+        () => `${type} ${id} attempt ${attempt} → ${url.href}: ${res.status} ${text}`,
+      );
       if (res.status < 200 || res.status >= 300) {
-        // The service would retry this delivery.
         throw new CliError(
           `the app answered ${res.status}, not 2xx: the service would retry this delivery.`,
           {

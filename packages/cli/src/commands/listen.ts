@@ -1,0 +1,235 @@
+import { type Client, createClient, type WebhookOut } from '@sms-webhooks/client';
+import { EVENT_TYPES, type EventType } from '@sms-webhooks/core';
+import { type AttemptReport, createEmulator } from '@sms-webhooks/emulator';
+import type { Command } from 'commander';
+import { processSignal, untilAborted } from '../abort-signal.js';
+import { attemptJson, attemptLine } from '../attempt-line.js';
+import { CliError } from '../cli-error.js';
+import { apiBaseOf, unreachable } from '../emulator-api.js';
+import type { CliIo } from '../io.js';
+import { absoluteUrl, eventTypeList, integer, positiveNumber, webhookSecret } from '../options.js';
+import { newWebhookSecret, readState, statePath, writeState } from '../state-file.js';
+
+interface ListenOptions {
+  forwardTo: URL;
+  events?: EventType[];
+  apiBase?: string;
+  secret?: string;
+  port: number;
+  host: string;
+  timeScale: number;
+  stateFile?: string;
+  json?: boolean;
+}
+
+/** The API key `listen` registers with; any sk_test_ key works on the emulator. */
+const apiKeyOf = (io: CliIo) => io.env.SMS_API_KEY || 'sk_test_local';
+
+/** --secret, else the one in the state file, else a new one written there. */
+async function stableSecret(io: CliIo, options: ListenOptions): Promise<{ secret: string; keptIn?: string }> {
+  if (options.secret) return { secret: options.secret };
+  const path = statePath(io, options.stateFile);
+  const state = await readState(path);
+  if (typeof state.webhook_secret === 'string' && /^whsec_\S+$/.test(state.webhook_secret)) {
+    return { secret: state.webhook_secret, keptIn: path };
+  }
+  const secret = newWebhookSecret();
+  await writeState(path, { ...state, webhook_secret: secret });
+  return { secret, keptIn: path };
+}
+
+function ready(
+  io: CliIo,
+  options: ListenOptions,
+  apiBase: string,
+  webhook: WebhookOut,
+  origin: string,
+): void {
+  if (options.json) {
+    io.stdout(
+      `${JSON.stringify({ ready: true, api_base: apiBase, webhook_id: webhook.id, forward_to: webhook.url, events: webhook.events, secret: webhook.secret })}\n`,
+    );
+    return;
+  }
+  io.stdout(
+    [
+      `Ready. ${webhook.events.join(', ')} → ${webhook.url}`,
+      `  emulator ${apiBase} (${origin}), webhook ${webhook.id}`,
+      'Give your app this secret:',
+      `export SMS_WEBHOOK_SECRET=${webhook.secret}`,
+      `Then from another shell: sms-webhooks trigger message.delivered (SMS_API_BASE_URL=${apiBase}). Ctrl-C stops.`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function printer(io: CliIo, options: ListenOptions, webhookId: () => string | undefined) {
+  return (report: AttemptReport) => {
+    if (report.webhookId !== webhookId()) return;
+    io.stdout(`${options.json ? attemptJson(report) : attemptLine(report)}\n`);
+  };
+}
+
+/** Starts an emulator in this process, with a secret that stays the same across restarts. */
+async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSignal): Promise<void> {
+  const { secret, keptIn } = await stableSecret(io, options);
+  let webhookId: string | undefined;
+  const emulator = createEmulator({
+    port: options.port,
+    host: options.host,
+    timeScale: options.timeScale,
+    allowInsecureLoopback: true,
+    webhookSecret: secret,
+    onAttempt: printer(io, options, () => webhookId),
+  });
+  let apiBase: string;
+  try {
+    apiBase = await emulator.listen();
+  } catch (error) {
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    throw new CliError(
+      `cannot listen on ${options.host}:${options.port}: ${(error as Error).message}${inUse ? `. Is an emulator running there? Attach to it with --api-base http://${options.host}:${options.port}, or pick another --port.` : ''}`,
+      { code: 'listen_failed' },
+    );
+  }
+  try {
+    const client = createClient({ apiKey: apiKeyOf(io), baseUrl: apiBase, allowInsecureLoopback: true });
+    const webhook = await client.createWebhook({
+      url: options.forwardTo.href,
+      events: options.events ?? [...EVENT_TYPES],
+      description: 'sms-webhooks listen',
+    });
+    webhookId = webhook.id;
+    const origin = keptIn
+      ? `started here; the secret is kept in ${keptIn}`
+      : 'started here; the secret from --secret';
+    ready(io, options, apiBase, webhook, origin);
+    await untilAborted(signal);
+  } finally {
+    await emulator.close();
+  }
+}
+
+/** The emulator's NDJSON attempt stream, one parsed object per line. */
+async function* attemptStream(apiBase: string, signal: AbortSignal): AsyncGenerator<Record<string, unknown>> {
+  let res: Response;
+  try {
+    res = await fetch(`${apiBase}/_emulator/attempts`, {
+      signal,
+      headers: { accept: 'application/x-ndjson' },
+    });
+  } catch (error) {
+    if (signal.aborted) return;
+    throw unreachable(apiBase, error);
+  }
+  if (!res.ok || !res.body) {
+    throw new CliError(
+      `${apiBase} is not an sms-webhooks emulator (GET /_emulator/attempts answered ${res.status}).`,
+      {
+        code: 'not_an_emulator',
+      },
+    );
+  }
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const reader = res.body.getReader();
+  try {
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      buffered += decoder.decode(chunk.value, { stream: true });
+      let newline = buffered.indexOf('\n');
+      while (newline !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.trim() !== '') yield JSON.parse(line) as Record<string, unknown>;
+        newline = buffered.indexOf('\n');
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) return;
+    throw error;
+  }
+}
+
+/** Registers with an emulator that runs elsewhere and streams its attempts; the webhook goes on Ctrl-C. */
+async function attachAndListen(io: CliIo, options: ListenOptions, signal: AbortSignal): Promise<void> {
+  const apiBase = apiBaseOf(io, options.apiBase);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const stream = attemptStream(apiBase, stop.signal);
+  // The first line says the stream is attached, so no attempt is missed between registering and reading.
+  const first = await stream.next();
+  if (first.done) {
+    if (signal.aborted) return;
+    throw new CliError(`the emulator at ${apiBase} closed the attempt stream.`, { code: 'emulator_stopped' });
+  }
+  let client: Client | undefined;
+  let webhook: WebhookOut | undefined;
+  try {
+    client = createClient({ apiKey: apiKeyOf(io), baseUrl: apiBase, allowInsecureLoopback: true });
+    webhook = await client.createWebhook({
+      url: options.forwardTo.href,
+      events: options.events ?? [...EVENT_TYPES],
+      description: 'sms-webhooks listen',
+    });
+    if (options.secret && options.secret !== webhook.secret) {
+      io.stderr(
+        `warning: the emulator at ${apiBase} issues its own secrets, so --secret is not used. Start it with \`sms-webhooks emulator --webhook-secret …\` to fix one.\n`,
+      );
+    }
+    ready(
+      io,
+      options,
+      apiBase,
+      webhook,
+      'attached; it decides the secret, fixed with `emulator --webhook-secret`',
+    );
+    const print = printer(io, options, () => webhook?.id);
+    for await (const line of stream) print(line as unknown as AttemptReport);
+    if (!signal.aborted) {
+      throw new CliError(`the emulator at ${apiBase} stopped.`, { code: 'emulator_stopped' });
+    }
+  } finally {
+    stop.abort();
+    signal.removeEventListener('abort', onAbort);
+    if (client && webhook) await client.deleteWebhook(webhook.id).catch(() => undefined);
+  }
+}
+
+export function registerListen(program: Command, io: CliIo): void {
+  program
+    .command('listen')
+    .description(
+      'Start the emulator (or attach to one), register your app, and stream every delivery and retry (like `stripe listen`).',
+    )
+    .requiredOption(
+      '--forward-to <url>',
+      'your webhook route, e.g. http://localhost:3000/webhooks',
+      absoluteUrl('--forward-to'),
+    )
+    .option('--events <types>', 'comma-separated event types (default all)', eventTypeList)
+    .option('--api-base <url>', 'attach to the emulator running there instead of starting one')
+    .option('--secret <whsec>', 'the webhook secret (default one kept in the state file)', webhookSecret)
+    .option('--port <port>', 'port of the emulator started here', integer('--port', 0, 65_535), 4010)
+    .option('--host <host>', 'interface of the emulator started here', '127.0.0.1')
+    .option(
+      '--time-scale <factor>',
+      'multiply retry waits, e.g. 1/60 turns 1 min into 1 s',
+      positiveNumber('--time-scale'),
+      1,
+    )
+    .option(
+      '--state-file <path>',
+      'where the secret is kept (default ~/.local/state/sms-webhooks/state.json)',
+    )
+    .option('--json', 'print the ready line and each delivery attempt as JSON lines')
+    .addHelpText(
+      'after',
+      '\nExample:\n  sms-webhooks listen --forward-to http://localhost:3000/webhooks --time-scale 1/60\n  # then start your app with the printed SMS_WEBHOOK_SECRET, and in another shell:\n  sms-webhooks trigger message.delivered',
+    )
+    .action(async (options: ListenOptions) => {
+      const signal = io.signal ?? processSignal();
+      if (options.apiBase !== undefined) await attachAndListen(io, options, signal);
+      else await startAndListen(io, options, signal);
+    });
+}

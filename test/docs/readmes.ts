@@ -1,0 +1,90 @@
+import { verifyWebhook } from '@sms-webhooks/core';
+import { createEmulator } from '@sms-webhooks/emulator';
+import { type LocalApp, startLocalApp } from './local-app.js';
+import type { BlockResult } from './run-blocks.js';
+
+/** What a README's blocks run against, and what must hold once they all ran. */
+export interface ReadmeContext {
+  env: Record<string, string>;
+  /** After every block: `env` then holds what background blocks printed (their named groups). */
+  check?(results: BlockResult[], env: Record<string, string>): void | Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ReadmeUnderTest {
+  path: string;
+  /** Only the blocks under these headings; default every block. */
+  sections?: string[];
+  setup(): Promise<ReadmeContext>;
+}
+
+/** Every request the app got carries a signature made with `secret`. */
+function expectVerified(app: LocalApp, secret: string | undefined, atLeast: number): void {
+  expect(secret).toMatch(/^whsec_/);
+  expect(app.requests.length).toBeGreaterThanOrEqual(atLeast);
+  for (const r of app.requests) {
+    expect(() =>
+      verifyWebhook(r.body, r.headers as Record<string, string>, { secret: secret! }),
+    ).not.toThrow();
+  }
+}
+
+/** The CLI's local loop: `listen` with "your app" on port 3000, the emulator on its default 4010. */
+async function localLoop(atLeast: number): Promise<ReadmeContext> {
+  const app = await startLocalApp(3000);
+  return {
+    env: { SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-${process.pid}.json` },
+    check: (_results, env) => expectVerified(app, env.SMS_WEBHOOK_SECRET, atLeast),
+    close: () => app.close(),
+  };
+}
+
+/** Add a README here to have its code blocks run by readme-examples.test.ts. */
+export const READMES: ReadmeUnderTest[] = [
+  {
+    path: 'packages/client/README.md',
+    async setup() {
+      const emulator = createEmulator();
+      const baseUrl = await emulator.listen();
+      return {
+        env: { SMS_API_KEY: 'sk_test_docs', SMS_API_BASE_URL: baseUrl },
+        check() {
+          expect(emulator.webhooks().map((w) => w.description)).toContain('orders service');
+        },
+        close: () => emulator.close(),
+      };
+    },
+  },
+  {
+    path: 'packages/emulator/README.md',
+    async setup() {
+      const app = await startLocalApp(3000);
+      return {
+        env: {},
+        check() {
+          const types = app.requests.map((r) => JSON.parse(r.body).type);
+          expect(types).toEqual(
+            expect.arrayContaining(['message.delivered', 'message.failed', 'sms.completed']),
+          );
+        },
+        close: () => app.close(),
+      };
+    },
+  },
+  { path: 'packages/cli/README.md', setup: () => localLoop(4) },
+  ...['express', 'fastify', 'koa'].map((name) => ({
+    path: `packages/${name}/README.md`,
+    sections: ['Install', name === 'fastify' ? 'Register it' : 'Mount it'],
+    async setup() {
+      return { env: { SMS_WEBHOOK_SECRET: `whsec_docs_${name}_0123456789abcdef` }, close: async () => {} };
+    },
+  })),
+  {
+    path: 'packages/web/README.md',
+    sections: ['Hono'],
+    async setup() {
+      return { env: { SMS_WEBHOOK_SECRET: 'whsec_docs_hono_0123456789abcdef' }, close: async () => {} };
+    },
+  },
+  { path: 'README.md', sections: ['Local development'], setup: () => localLoop(1) },
+];

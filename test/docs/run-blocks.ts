@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { CodeBlock } from './markdown-blocks.js';
+
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+const work = join(root, 'test', '.tmp', 'docs');
+
+export interface BlockResult {
+  block: CodeBlock;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npx sms-webhooks …` in a shell block runs this workspace's CLI from source; any other `npx` package
+ * would come from the registry, which a README test must not need, so it fails loudly.
+ */
+function shimDir(): string {
+  const dir = join(work, 'bin');
+  mkdirSync(dir, { recursive: true });
+  const npx = join(dir, 'npx');
+  writeFileSync(
+    npx,
+    [
+      '#!/usr/bin/env bash',
+      'if [ "$1" = "sms-webhooks" ]; then',
+      '  shift',
+      `  exec ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(join(root, 'packages/cli/src/bin.ts'))} "$@"`,
+      'fi',
+      'echo "docs test: npx $1 would install from the registry; only npx sms-webhooks runs here" >&2',
+      'exit 127',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(npx, 0o755);
+  // A block that installs must say `docs-test: skip`: a test run never changes the workspace's packages.
+  for (const installer of ['npm', 'pnpm', 'yarn']) {
+    const file = join(dir, installer);
+    writeFileSync(
+      file,
+      `#!/usr/bin/env bash\necho "docs test: ${installer} would change the installed packages; mark the block docs-test: skip" >&2\nexit 127\n`,
+    );
+    chmodSync(file, 0o755);
+  }
+  return dir;
+}
+
+function command(block: CodeBlock, code: string): { file: string; args: string[] } {
+  mkdirSync(work, { recursive: true });
+  if (['sh', 'bash', 'shell'].includes(block.lang)) {
+    return { file: 'bash', args: ['-euo', 'pipefail', '-c', code] };
+  }
+  // Under the repository root so tsx resolves @sms-webhooks/* to the sources through tsconfig paths.
+  const file = join(work, `block-${process.pid}-${block.line}.ts`);
+  writeFileSync(file, code);
+  return { file: process.execPath, args: ['--import', 'tsx', file] };
+}
+
+function environment(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, ...env, PATH: `${shimDir()}:${process.env.PATH}` };
+}
+
+/** Runs one block to its end. */
+export function runBlock(block: CodeBlock, code: string, env: Record<string, string>, timeoutMs: number) {
+  const { file, args } = command(block, code);
+  return new Promise<BlockResult>((resolve, reject) => {
+    const child = spawn(file, args, { cwd: root, env: environment(env), detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (exit) => {
+      clearTimeout(timer);
+      resolve({ block, code: exit, stdout, stderr });
+    });
+  });
+}
+
+export interface Background {
+  /** The named groups of the line that matched `until`. */
+  groups: Record<string, string>;
+  output(): string;
+  /** Ctrl-C to the whole process group, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts a long-running block and resolves once a stdout line matches `until`. */
+export function startBlock(
+  block: CodeBlock,
+  until: RegExp,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<Background> {
+  const { file, args } = command(block, block.code);
+  const child: ChildProcess = spawn(file, args, { cwd: root, env: environment(env), detached: true });
+  let output = '';
+  child.stderr!.on('data', (c) => {
+    output += c;
+  });
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const background = (groups: Record<string, string>): Background => ({
+    groups,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
+      return exited;
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      process.kill(-child.pid!, 'SIGKILL');
+      reject(new Error(`no line matching ${until} within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output += `${line}\n`;
+      const match = until.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(background({ ...match.groups }));
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited (${code}) before a line matching ${until}:\n${output}`));
+    });
+  });
+}
