@@ -57,7 +57,10 @@ async function main() {
   });
   const commands = [];
   const store = new RedisStore({ sendCommand: async (...args) => { commands.push(args[0]); return 'claimed'; } });
-  lines.push('redis ' + core.isDedupeStore(store) + ' ' + (await store.claim('evt_pack', 'token', 1000)) + ' ' + commands[0]);
+  // createReceiver checks the store's shape and throws at start-up when it is not a DedupeStore.
+  let accepted = true;
+  try { core.createReceiver({ secret, store, logger: { warn() {}, error() {} } }); } catch { accepted = false; }
+  lines.push('redis ' + accepted + ' ' + (await store.claim('evt_pack', 'token', 1000)) + ' ' + commands[0]);
   console.log(lines.join('\\n'));
 }
 main().catch((error) => { console.error(error); process.exitCode = 1; });

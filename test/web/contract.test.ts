@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import { webhookHandler } from '@sms-webhooks/web';
 import { Hono } from 'hono';
-import { listen } from '../adapters/listen.js';
+import { listen } from '../helpers/index.js';
 import { nodeListener } from './node-bridge.js';
 
 // A Web handler never sees the socket: closing it after an early 413 is the platform server's job.

@@ -144,6 +144,18 @@ describe('webhookHandler with a Web Request', () => {
     expect(logger.text()).toMatch(/already read.*c\.req\.raw/s);
   });
 
+  it('logs the body-already-read hint once per receiver, however many requests come that way', async () => {
+    const { receiver, logger } = setup();
+    const handlers = [webhookHandler(receiver), webhookHandler(receiver)];
+    for (const handler of [...handlers, ...handlers]) {
+      const d = createTestDelivery('message.delivered', { secret });
+      const request = post(d.body, d.headers);
+      await request.text();
+      expect((await handler(request)).status).toBe(500);
+    }
+    expect(logger.lines.filter((line) => line.includes('already read'))).toHaveLength(1);
+  });
+
   it('passes core statuses through: 503 store_unavailable with Retry-After when the store is down', async () => {
     const fail = () => Promise.reject(new Error('connect ECONNREFUSED'));
     const { receiver } = setup({ store: { localKeys: false, claim: fail, complete: fail, release: fail } });

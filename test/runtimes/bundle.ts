@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { WEB_ENTRIES, webPlatform } from '../../packages/core/web-platform.js';
+
+const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
+
+export interface Esbuild {
+  build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
+}
+// esbuild as tsup (a dev dependency) has it: the same bundler that makes the published builds.
+export const esbuild = createRequire(createRequire(import.meta.url).resolve('tsup'))('esbuild') as Esbuild;
+
+/** @sms-webhooks/* to the TypeScript sources, as vitest.config.ts maps them (core's Web entries for 'web'). */
+function sources(platform: 'web' | 'node') {
+  return {
+    name: 'sms-webhooks-sources',
+    setup(build: {
+      onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => { path: string }): void;
+    }) {
+      build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
+        const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
+        if (platform === 'web' && pkg === 'core')
+          return { path: WEB_ENTRIES[sub ? (`${sub}/index` as 'adapter/index') : 'index'] };
+        return { path: `${PACKAGES}${pkg}/src/${sub ? `${sub}/` : ''}index.ts` };
+      });
+    },
+  };
+}
+
+/**
+ * One ES module from a fixture and the sources, built as the published package is for that runtime:
+ * 'web' with the Web platform (the workerd/edge-light/worker/browser conditions), 'node' with node:crypto
+ * (what Node, Bun and Deno resolve).
+ */
+export async function bundle(
+  entry: string,
+  platform: 'web' | 'node',
+  format: 'esm' | 'iife' = 'esm',
+): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [fileURLToPath(new URL(`./fixtures/${entry}`, import.meta.url))],
+    bundle: true,
+    write: false,
+    format,
+    target: 'es2022',
+    platform: platform === 'web' ? 'neutral' : 'node',
+    plugins: platform === 'web' ? [sources(platform), webPlatform] : [sources(platform)],
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}

@@ -1,0 +1,55 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+/** The rows of the table under `## Runtimes`, as cells. */
+function runtimeTable(markdown: string): string[][] {
+  const section = markdown.slice(markdown.indexOf('## Runtimes')).split('\n');
+  const start = section.findIndex((line) => line.startsWith('|'));
+  const end = section.findIndex((line, i) => i > start && !line.startsWith('|'));
+  return section.slice(start + 2, end).map((line) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim()),
+  );
+}
+
+const rows = runtimeTable(read('packages/web/README.md'));
+const installed = read('test/runtimes/install.sh');
+
+// The table is what the tests prove: each row names a test that exists, and each version is the one
+// install.sh installs.
+describe("the web README's runtime table", () => {
+  it('has a row for every runtime the tests run on', () => {
+    const runtimes = rows.map(([runtime]) => runtime);
+    for (const name of ['Node.js', 'Bun', 'Deno 2']) expect(runtimes).toContain(name);
+    expect(runtimes.filter((r) => r?.startsWith('Cloudflare Workers'))).toHaveLength(2);
+  });
+
+  it.each(rows.map((row) => [row[0], row] as const))('%s names a test that exists', (_, row) => {
+    const cell = row[3]!;
+    const [, file, name] = /^`([^`]+)`(?: › (.+))?$/.exec(cell) ?? [];
+    expect(file, `test cell: ${cell}`).toBeDefined();
+    expect(existsSync(join(root, file!))).toBe(true);
+    if (name !== undefined) expect(read(file!)).toContain(name);
+  });
+
+  it('gives the versions install.sh installs', () => {
+    for (const [runtime, version] of rows) {
+      if (runtime === 'Node.js') {
+        for (const major of version!.match(/2[24]\.\d+/g)!) expect(installed).toContain(`x64@${major}.`);
+      } else if (version !== 'the same' && version !== 'not run') {
+        for (const v of version!.match(/\d+\.\d+\.\d+/g)!) expect(installed).toContain(`@${v}`);
+      }
+    }
+  });
+
+  it('is the same table in the top README', () => {
+    expect(runtimeTable(read('README.md'))).toEqual(rows);
+  });
+});
