@@ -37,7 +37,17 @@ export async function createDatabase(label: string, base = SERVER_URL): Promise<
   return {
     name,
     url: urlFor(name, base),
-    drop: () => admin(base, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {}),
+    // pg's pool.end() resolves before its connections have closed: a plain DROP waits (up to 5 s) for
+    // those backends to exit. Forcing at once could kill one mid-exit, and its 'error' reaches a pool
+    // that is no longer listening. FORCE only for what is really still connected.
+    drop: () =>
+      admin(base, async (c) => {
+        try {
+          await c.query(`DROP DATABASE IF EXISTS ${name}`);
+        } catch {
+          await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        }
+      }),
   };
 }
 
