@@ -1,6 +1,7 @@
 import { verifyWebhook } from '@sms-webhooks/core';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { type LocalApp, startLocalApp } from './local-app.js';
+import { STORE_READMES } from './readmes-stores.js';
 import type { BlockResult } from './run-blocks.js';
 
 /** What a README's blocks run against, and what must hold once they all ran. */
@@ -87,4 +88,5 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   { path: 'README.md', sections: ['Local development'], setup: () => localLoop(1) },
+  ...STORE_READMES,
 ];
