@@ -1,4 +1,113 @@
-import type { ReadmeUnderTest } from './readmes.js';
+import { createTestDelivery } from '@sms-webhooks/core';
+import { Redis } from 'ioredis';
+import { startRedisServer } from '../helpers/redis-server.js';
+import type { ReadmeContext, ReadmeUnderTest } from './readmes.js';
+import type { BlockResult } from './run-blocks.js';
+
+const secret = (name: string) => `whsec_docs_${name.replace(/\W/g, '_')}_0123456789abcdef`;
+
+/** Polls until `check` returns something truthy; fails saying `what` after `timeoutMs`. */
+async function waitFor<T>(check: () => Promise<T>, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The stdout of every block that ran, in order. */
+const allOutput = (results: BlockResult[]) => results.map((r) => r.stdout).join('');
+
+/** A redis-server of the README's own, given as REDIS_URL. */
+async function withRedis(
+  name: string,
+  check: (redis: Redis, results: BlockResult[], env: Record<string, string>) => Promise<void>,
+  extraEnv: Record<string, string> = {},
+): Promise<ReadmeContext> {
+  const server = await startRedisServer({ local: true });
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  return {
+    env: { REDIS_URL: server.url, SMS_WEBHOOK_SECRET: secret(name), ...extraEnv },
+    check: (results, env) => check(redis, results, env),
+    async close() {
+      redis.disconnect();
+      await server.stop();
+    },
+  };
+}
+
+/** The dedupe record of `eventId` under the store's default prefix, once it reads `c:` (completed). */
+function completedInRedis(redis: Redis, eventId: string): Promise<string | null> {
+  return waitFor(async () => {
+    const value = await redis.get(`sms-webhooks:id:${eventId}`);
+    return value?.startsWith('c:') ? value : null;
+  }, `the dedupe record of ${eventId} to be completed`);
+}
+
+/** An example app started by its README on `port`: the README's own send block must be answered 200. */
+function exampleApp(
+  name: string,
+  extra?: (env: Record<string, string>, results: BlockResult[]) => Promise<void>,
+): ReadmeUnderTest {
+  return {
+    path: `examples/${name}/README.md`,
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret(name) },
+        async check(results, env) {
+          expect(allOutput(results)).toMatch(/^200 \{"received":true\}$/m);
+          await extra?.(env, results);
+        },
+        close: async () => {},
+      };
+    },
+  };
+}
+
+/** A signed delivery to `url`, with the README's secret; resolves with the answer. */
+async function deliver(url: string, env: Record<string, string>, type = 'message.delivered' as const) {
+  const d = createTestDelivery(type, { secret: env.SMS_WEBHOOK_SECRET! });
+  const res = await fetch(url, { method: 'POST', headers: d.headers, body: d.body });
+  return { status: res.status, body: await res.text(), event: d.event };
+}
 
 /** The store and queue packages' READMEs and the examples' (kept apart from readmes.ts so each can grow alone). */
-export const STORE_READMES: ReadmeUnderTest[] = [];
+export const STORE_READMES: ReadmeUnderTest[] = [
+  {
+    path: 'packages/redis/README.md',
+    setup: () =>
+      withRedis('redis', async (redis, results) => {
+        // The "send it twice" block: accepted, then a duplicate (or in flight, if the first still ran).
+        const sent = results.find((r) => r.block.section === 'Use')!.stdout;
+        expect(sent).toMatch(
+          /^200 \{"received":true\}\n(200 \{"received":true,"duplicate":true\}|409 .*in_flight.*)\n$/,
+        );
+        const keys = await redis.keys('sms-webhooks:id:*');
+        expect(keys).toHaveLength(1);
+        await completedInRedis(redis, keys[0]!.slice('sms-webhooks:id:'.length));
+        // The contract, run with node:test against this Redis: every row passed.
+        const contract = results.find((r) => r.block.section === 'Testing your own setup')!.stdout;
+        expect(contract).toMatch(/^# pass [1-9]\d*$/m);
+        expect(contract).toMatch(/^# fail 0$/m);
+      }),
+  },
+  ...['express', 'fastify', 'koa'].map((name) => exampleApp(name)),
+  exampleApp('hono', async (_env, results) => {
+    // The route run in process with app.request: accepted, and its message.failed handler ran.
+    const inProcess = results.filter((r) => r.block.section === 'The route, in Hono').at(-1)!.stdout;
+    expect(inProcess).toMatch(/^200 \{"received":true\}\n\+\d+ failed: \w+\n$/);
+  }),
+  exampleApp('nestjs', async (env) => {
+    // The README's second server, on Fastify: it accepts a signed delivery too.
+    const answer = await deliver('http://localhost:3004/webhooks', env);
+    expect(answer.status, answer.body).toBe(200);
+  }),
+  exampleApp('observability', async () => {
+    const metrics = await (await fetch('http://localhost:3000/metrics')).text();
+    expect(metrics).toMatch(
+      /^sms_webhooks_deliveries_total\{[^}]*sms_webhooks_outcome="received"[^}]*\} 1$/m,
+    );
+  }),
+];

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CodeBlock } from './markdown-blocks.js';
@@ -37,8 +37,17 @@ function shimDir(): string {
     ].join('\n'),
   );
   chmodSync(npx, 0o755);
+  // `pnpm [--filter <name>] [run] <script> [args…]` runs a script of a workspace package (the named one,
+  // or the one in the working directory) as pnpm would; any other pnpm command installs, and fails.
+  writeFileSync(join(dir, 'pnpm.cjs'), PNPM);
+  const pnpm = join(dir, 'pnpm');
+  writeFileSync(
+    pnpm,
+    `#!/usr/bin/env bash\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(`${pnpm}.cjs`)} "$@"\n`,
+  );
+  chmodSync(pnpm, 0o755);
   // A block that installs must say `docs-test: skip`: a test run never changes the workspace's packages.
-  for (const installer of ['npm', 'pnpm', 'yarn']) {
+  for (const installer of ['npm', 'yarn']) {
     const file = join(dir, installer);
     writeFileSync(
       file,
@@ -49,13 +58,48 @@ function shimDir(): string {
   return dir;
 }
 
+/** The `pnpm` shim's script (CommonJS, Node built-ins only). */
+const PNPM = `const { existsSync, readdirSync, readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { spawn } = require('node:child_process');
+const root = ${JSON.stringify(root)};
+const read = (d) => JSON.parse(readFileSync(join(d, 'package.json'), 'utf8'));
+const args = process.argv.slice(2);
+let dir = process.cwd();
+if (args[0] === '--filter') {
+  const dirs = ['examples', 'packages'].flatMap((p) => readdirSync(join(root, p)).map((d) => join(root, p, d)));
+  dir = [root, ...dirs].find((d) => existsSync(join(d, 'package.json')) && read(d).name === args[1]);
+  args.splice(0, 2);
+}
+if (args[0] === 'run') args.shift();
+const script = dir && existsSync(join(dir, 'package.json')) ? read(dir).scripts?.[args[0]] : undefined;
+if (!script) {
+  console.error('docs test: pnpm ' + process.argv.slice(2).join(' ') + ' is no script of this workspace; an install must say docs-test: skip');
+  process.exit(127);
+}
+const bin = join(dir, 'node_modules', '.bin') + ':' + join(root, 'node_modules', '.bin');
+const child = spawn('bash', ['-c', script + ' "$@"', script, ...args.slice(1)], {
+  cwd: dir,
+  stdio: 'inherit',
+  env: { ...process.env, PATH: bin + ':' + process.env.PATH },
+});
+// Ctrl-C reaches the whole process group: the script handles it, and its exit code is pnpm's.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => {});
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 130 : 1)));
+`;
+
 function command(block: CodeBlock, code: string): { file: string; args: string[] } {
   mkdirSync(work, { recursive: true });
   if (['sh', 'bash', 'shell'].includes(block.lang)) {
     return { file: 'bash', args: ['-euo', 'pipefail', '-c', code] };
   }
   // Under the repository root so tsx resolves @sms-webhooks/* to the sources through tsconfig paths.
-  const file = join(work, `block-${process.pid}-${block.line}.ts`);
+  // A block that starts with `// <name>.ts` is that file: the blocks after it can import it by name.
+  const named = /^\/\/ ([\w.-]+\.ts)\b/.exec(code);
+  const file = named
+    ? join(work, `files-${process.pid}`, named[1]!)
+    : join(work, `block-${process.pid}-${block.line}.ts`);
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, code);
   return { file: process.execPath, args: ['--import', 'tsx', file] };
 }
