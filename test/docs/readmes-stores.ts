@@ -1,8 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jobIdFor } from '@sms-webhooks/bullmq';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { startRedisServer } from '../helpers/redis-server.js';
+import { createDatabase, type TestDatabase } from '../postgres/db.js';
+import { codeBlocks } from './markdown-blocks.js';
 import type { ReadmeContext, ReadmeUnderTest } from './readmes.js';
-import type { BlockResult } from './run-blocks.js';
+import { type BlockResult, root } from './run-blocks.js';
 
 const secret = (name: string) => `whsec_docs_${name.replace(/\W/g, '_')}_0123456789abcdef`;
 
@@ -36,6 +43,42 @@ async function withRedis(
       await server.stop();
     },
   };
+}
+
+/** A database of the README's own, given as DATABASE_URL; `query` runs on it for the check. */
+async function withDatabase(
+  name: string,
+  check: (query: (text: string) => Promise<pg.QueryResult>, results: BlockResult[]) => Promise<void>,
+): Promise<ReadmeContext> {
+  const db: TestDatabase = await createDatabase(`docs_${name}`);
+  return {
+    env: { DATABASE_URL: db.url, SMS_WEBHOOK_SECRET: secret(name) },
+    async check(results) {
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        await check((text) => client.query(text), results);
+      } finally {
+        await client.end();
+      }
+    },
+    close: () => db.drop(),
+  };
+}
+
+/** The code of a README block marked as an excerpt of `file`, found there word for word (re-indented). */
+function expectExcerptOf(readme: string, section: string, file: string): void {
+  const block = codeBlocks(readFileSync(join(root, readme), 'utf8')).find(
+    (b) => b.section === section && b.directive.kind === 'skip',
+  );
+  expect(block, `a skipped excerpt under ${section}`).toBeDefined();
+  const source = readFileSync(join(root, file), 'utf8');
+  const indented = (code: string, by: string) =>
+    code
+      .split('\n')
+      .map((l) => (l ? by + l : l))
+      .join('\n');
+  expect(['', '  ', '    '].some((by) => source.includes(indented(block!.code, by)))).toBe(true);
 }
 
 /** The dedupe record of `eventId` under the store's default prefix, once it reads `c:` (completed). */
@@ -110,4 +153,77 @@ export const STORE_READMES: ReadmeUnderTest[] = [
       /^sms_webhooks_deliveries_total\{[^}]*sms_webhooks_outcome="received"[^}]*\} 1$/m,
     );
   }),
+  {
+    path: 'examples/demo/README.md',
+    async setup() {
+      return {
+        env: {},
+        check(results) {
+          const demo = allOutput(results);
+          expect(demo).toMatch(/^ {2}handlers ran for the duplicate: no$/m);
+          expect(demo).toMatch(
+            /^Demo finished in [\d.]+ s: every event delivered, one retried, the duplicate dropped\.$/m,
+          );
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
+    path: 'examples/multi-instance/README.md',
+    async setup() {
+      // No REDIS_URL: the README's command starts a redis-server of its own. No SMS_WEBHOOK_SECRET
+      // either: start.ts signs with the development secret whatever the instances are given.
+      return {
+        env: {},
+        check(results) {
+          const run = allOutput(results);
+          expect(run.match(/^\[start\] evt_\S+ .* a: .* b: /gm)).toHaveLength(12);
+          expect(run).toMatch(/^\[start\] 12 events, 24 deliveries: .*; each event handled exactly once$/m);
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
+    path: 'examples/bullmq/README.md',
+    setup: () =>
+      withRedis(
+        'example-bullmq',
+        async (redis, results, env) => {
+          // `start` only printed its "running" line once its worker handled the demo's event. Then the
+          // pieces: the CLI's delivery to the receiver on 3001 was accepted, queued and run by a worker.
+          const sent = allOutput(results);
+          expect(sent).toMatch(/\b200\b/);
+          const eventId = /\b(evt_\w+)/.exec(sent)![1]!;
+          const queue = new Queue('sms-webhooks', { connection: { url: env.REDIS_URL! } });
+          try {
+            expect(await queue.getWorkersCount()).toBe(2);
+            await waitFor(
+              async () => (await queue.getJob(jobIdFor(eventId)))?.finishedOn,
+              `the job of ${eventId} to finish`,
+            );
+            expect(await (await queue.getJob(jobIdFor(eventId)))!.getState()).toBe('completed');
+          } finally {
+            await queue.close();
+          }
+          await completedInRedis(redis, eventId);
+        },
+        { SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json` },
+      ),
+  },
+  {
+    path: 'examples/postgres/README.md',
+    setup: () =>
+      withDatabase('example_postgres', async (query, results) => {
+        // Three deliveries of one event: each answered 200, one row (GET /messages shows it too).
+        const sent = allOutput(results);
+        expect(sent.match(/^200 \{"received":true(,"duplicate":true)?\}$/gm)).toHaveLength(3);
+        const rows = JSON.parse(sent.slice(sent.lastIndexOf('\n[')).trim());
+        expect(rows).toHaveLength(1);
+        const stored = await query('SELECT event_id FROM delivered_messages');
+        expect(stored.rows).toEqual([{ event_id: rows[0].event_id }]);
+        expectExcerptOf('examples/postgres/README.md', 'example-postgres', 'examples/postgres/app.ts');
+      }),
+  },
 ];
