@@ -40,8 +40,52 @@ async function localLoop(atLeast: number): Promise<ReadmeContext> {
   };
 }
 
+/** The stdout of the blocks that ran under `section`, in order. */
+function outputOf(results: BlockResult[], section: string): string {
+  const ran = results.filter((r) => r.block.section === section);
+  expect(ran.length, `a block ran under "${section}"`).toBeGreaterThan(0);
+  return ran.map((r) => r.stdout).join('');
+}
+
+/** A node:test run's summary said every test passed, and there were some. */
+function expectAllPassed(output: string): void {
+  expect(output).toMatch(/^# pass [1-9]\d*$/m);
+  expect(output).toMatch(/^# fail 0$/m);
+}
+
+const secretFor = (name: string) => `whsec_docs_${name}_0123456789abcdef`;
+
 /** Add a README here to have its code blocks run by readme-examples.test.ts. */
 export const READMES: ReadmeUnderTest[] = [
+  {
+    path: 'packages/core/README.md',
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secretFor('core') },
+        check(results) {
+          expect(outputOf(results, 'Verify and dispatch in ten lines')).toMatch(
+            /^200 application\/json; charset=utf-8 \{"received":true\}\nmessage msg_\w+ to \+\d+ failed \(attempt 2\)\n$/,
+          );
+          expect(outputOf(results, 'Dispatch: hand events to a queue')).toMatch(
+            /^\{"received":true\}\nmsg_\w+ delivered to \+\d+\n\{"received":true,"duplicate":true\}\n$/,
+          );
+          const handlers = outputOf(results, 'Handlers').split('\n').sort();
+          expect(handlers).toEqual([
+            '',
+            expect.stringMatching(/^message\.delivered for msg_\w+$/),
+            expect.stringMatching(/^msg_\w+ delivered to \+\d+ \(attempt 1\)$/),
+            'saw message.delivered',
+          ]);
+          expectAllPassed(outputOf(results, 'Dedupe stores'));
+          expect(outputOf(results, 'Lower-level functions')).toBe(
+            'evt_1 message.delivered\ntrue\n400 signature_mismatch\n',
+          );
+          expectAllPassed(outputOf(results, 'Testing your handlers'));
+        },
+        close: async () => {},
+      };
+    },
+  },
   {
     path: 'packages/client/README.md',
     async setup() {
