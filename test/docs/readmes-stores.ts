@@ -89,6 +89,33 @@ function completedInRedis(redis: Redis, eventId: string): Promise<string | null>
   }, `the dedupe record of ${eventId} to be completed`);
 }
 
+/**
+ * The delivery `npx sms-webhooks send` printed was accepted, queued on `sms-webhooks` and run by a worker
+ * (`workers` of them connected), and the worker completed its dedupe record.
+ */
+async function expectQueued(
+  redis: Redis,
+  results: BlockResult[],
+  env: Record<string, string>,
+  workers: number,
+) {
+  const sent = allOutput(results);
+  expect(sent).toMatch(/\b200\b/);
+  const eventId = /\b(evt_\w+)/.exec(sent)![1]!;
+  const queue = new Queue('sms-webhooks', { connection: { url: env.REDIS_URL! } });
+  try {
+    expect(await queue.getWorkersCount()).toBe(workers);
+    await waitFor(
+      async () => (await queue.getJob(jobIdFor(eventId)))?.finishedOn,
+      `the job of ${eventId} to finish`,
+    );
+    expect(await (await queue.getJob(jobIdFor(eventId)))!.getState()).toBe('completed');
+  } finally {
+    await queue.close();
+  }
+  await completedInRedis(redis, eventId);
+}
+
 /** An example app started by its README on `port`: the README's own send block must be answered 200. */
 function exampleApp(
   name: string,
@@ -134,6 +161,13 @@ export const STORE_READMES: ReadmeUnderTest[] = [
         const contract = results.find((r) => r.block.section === 'Testing your own setup')!.stdout;
         expect(contract).toMatch(/^# pass [1-9]\d*$/m);
         expect(contract).toMatch(/^# fail 0$/m);
+      }),
+  },
+  {
+    path: 'packages/bullmq/README.md',
+    setup: () =>
+      withRedis('bullmq', (redis, results, env) => expectQueued(redis, results, env, 1), {
+        SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json`,
       }),
   },
   ...['express', 'fastify', 'koa'].map((name) => exampleApp(name)),
@@ -190,25 +224,9 @@ export const STORE_READMES: ReadmeUnderTest[] = [
     setup: () =>
       withRedis(
         'example-bullmq',
-        async (redis, results, env) => {
-          // `start` only printed its "running" line once its worker handled the demo's event. Then the
-          // pieces: the CLI's delivery to the receiver on 3001 was accepted, queued and run by a worker.
-          const sent = allOutput(results);
-          expect(sent).toMatch(/\b200\b/);
-          const eventId = /\b(evt_\w+)/.exec(sent)![1]!;
-          const queue = new Queue('sms-webhooks', { connection: { url: env.REDIS_URL! } });
-          try {
-            expect(await queue.getWorkersCount()).toBe(2);
-            await waitFor(
-              async () => (await queue.getJob(jobIdFor(eventId)))?.finishedOn,
-              `the job of ${eventId} to finish`,
-            );
-            expect(await (await queue.getJob(jobIdFor(eventId)))!.getState()).toBe('completed');
-          } finally {
-            await queue.close();
-          }
-          await completedInRedis(redis, eventId);
-        },
+        // `start` only printed its "running" line once its worker handled the demo's event; then the
+        // pieces, the receiver on 3001 and a worker of their own.
+        (redis, results, env) => expectQueued(redis, results, env, 2),
         { SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json` },
       ),
   },
