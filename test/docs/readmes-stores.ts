@@ -164,6 +164,23 @@ export const STORE_READMES: ReadmeUnderTest[] = [
       }),
   },
   {
+    path: 'packages/postgres/README.md',
+    setup: () =>
+      withDatabase('postgres', async (query, results) => {
+        // The "send it three times" block: accepted, then duplicates, and one row written.
+        const sent = results.find((r) => r.block.section === 'Use')!.stdout;
+        expect(sent).toMatch(
+          /^200 \{"received":true\}\n(200 \{"received":true,"duplicate":true\}\n){2}1 row for msg_\w+\n$/,
+        );
+        expect((await query('SELECT message_id FROM deliveries')).rows).toHaveLength(1);
+        const records = await query('SELECT state FROM sms_webhook_events');
+        expect(records.rows).toEqual([{ state: 'completed' }]);
+        const contract = results.find((r) => r.block.section === 'Testing your own setup')!.stdout;
+        expect(contract).toMatch(/^# pass [1-9]\d*$/m);
+        expect(contract).toMatch(/^# fail 0$/m);
+      }),
+  },
+  {
     path: 'packages/bullmq/README.md',
     setup: () =>
       withRedis('bullmq', (redis, results, env) => expectQueued(redis, results, env, 1), {
