@@ -9,34 +9,57 @@ export interface CodeBlock {
   directive: Directive;
 }
 
+/** Where a block runs: Node (through tsx), or the runtime its README is about (test/runtimes installs them). */
+export type Runtime = 'node' | 'bun' | 'deno' | 'workerd';
+const RUNTIMES: readonly Runtime[] = ['node', 'bun', 'deno', 'workerd'];
+
 export type Directive =
   /** Run it to the end; it must exit 0. */
-  | { kind: 'run' }
+  | { kind: 'run'; on: Runtime }
   /** Not run, for the reason given (an install from the registry, a fragment shown for reading). */
   | { kind: 'skip'; reason: string }
-  /** Started and left running until a stdout line matches; its named groups become environment variables. */
-  | { kind: 'background'; until: RegExp }
-  /** Run after the blocks before it in the same section, as one program (a snippet continuing an example). */
-  | { kind: 'continues' };
+  /** Started and left running until an output line matches; its named groups become environment variables. */
+  | { kind: 'background'; until: RegExp; on: Runtime }
+  /**
+   * Run after the block before it, as one program (a snippet continuing an example); with `until`, that
+   * program is started in the background as `background` says.
+   */
+  | { kind: 'continues'; until?: RegExp };
 
-const FENCE = /^(`{3,})(\S*)\s*$/;
+const FENCE = /^(\s*)(`{3,})(\S*)\s*$/;
 const DIRECTIVE = /^<!--\s*docs-test:\s*(.*?)\s*-->$/;
+const GRAMMAR =
+  /^(?<continues>continues)?\s*(?<background>background)?\s*(?:on\s+(?<on>\S+))?\s*(?:until\s+\/(?<until>.*)\/)?$/;
 
 function parseDirective(text: string | undefined, where: string): Directive {
-  if (text === undefined) return { kind: 'run' };
+  if (text === undefined) return { kind: 'run', on: 'node' };
+  const fail = (message: string): never => {
+    throw new Error(`${where}: ${message}`);
+  };
   const [word, ...rest] = text.split(/\s+/);
-  const argument = rest.join(' ');
   if (word === 'skip') {
-    if (argument === '') throw new Error(`${where}: "docs-test: skip" needs a reason`);
-    return { kind: 'skip', reason: argument };
+    const reason = rest.join(' ');
+    if (reason === '') fail('"docs-test: skip" needs a reason');
+    return { kind: 'skip', reason };
   }
-  if (word === 'background') {
-    const until = /^until\s+\/(.*)\/$/.exec(argument);
-    if (!until) throw new Error(`${where}: write "docs-test: background until /regex/"`);
-    return { kind: 'background', until: new RegExp(until[1]!) };
+  const parts = GRAMMAR.exec(text)?.groups;
+  if (!parts || text === '') {
+    if (/\bbackground\b/.test(text)) fail('write "docs-test: background until /regex/"');
+    return fail(`unknown docs-test directive ${JSON.stringify(text)}`);
   }
-  if (word === 'continues') return { kind: 'continues' };
-  throw new Error(`${where}: unknown docs-test directive ${JSON.stringify(text)}`);
+  const on = (parts.on ?? 'node') as Runtime;
+  if (!RUNTIMES.includes(on)) fail(`"on ${parts.on}": a block runs on ${RUNTIMES.join(', ')}`);
+  if (parts.background && parts.until === undefined) fail('write "docs-test: background until /regex/"');
+  if (!parts.background && parts.until !== undefined) fail('"until" goes with "background"');
+  const until = parts.until === undefined ? undefined : new RegExp(parts.until);
+  if (parts.continues) {
+    if (parts.on) fail('a continued block runs where the block before it ran: leave out "on"');
+    return until ? { kind: 'continues', until } : { kind: 'continues' };
+  }
+  if (until) return { kind: 'background', until, on };
+  // A Worker is a module the platform serves: there is nothing to run to its end.
+  if (on === 'workerd') fail('write "docs-test: background on workerd until /regex/"');
+  return { kind: 'run', on };
 }
 
 /** Every fenced block in order. A directive is the HTML comment on the line right above the fence. */
@@ -49,12 +72,18 @@ export function codeBlocks(markdown: string, file = 'README.md'): CodeBlock[] {
     if (heading) section = heading[1]!.trim();
     const open = FENCE.exec(lines[i]!);
     if (!open) continue;
+    // A fence indented under a list item: its lines carry the same indentation, which is not code.
+    const indent = open[1]!;
+    const fence = open[2]!;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && lines[i]!.trim() !== open[1]; i++) body.push(lines[i]!);
+    for (i++; i < lines.length && lines[i]!.trim() !== fence; i++) {
+      const line = lines[i]!;
+      body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
+    }
     const comment = DIRECTIVE.exec(lines[start - 1]?.trim() ?? '');
     blocks.push({
-      lang: open[2] ?? '',
+      lang: open[3]!,
       code: `${body.join('\n')}\n`,
       line: start + 1,
       section,

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { codeBlocks, isProgram } from './markdown-blocks.js';
+import { dirname, join } from 'node:path';
+import { runtime } from '../runtimes/runtimes.js';
+import { codeBlocks, isProgram, type Runtime } from './markdown-blocks.js';
 import { READMES } from './readmes.js';
-import { type Background, type BlockResult, root, runBlock, startBlock } from './run-blocks.js';
+import { type Background, type BlockResult, installedFor, root, runBlock, startBlock } from './run-blocks.js';
 
 // Every code block of these READMEs runs as written (or says, in a `<!-- docs-test: … -->` comment above
 // it, why not). The blocks of one README run in order, against what readmes.ts sets up. One file, so the
@@ -18,31 +19,49 @@ describe.each(READMES)('$path', (readme) => {
     expect(blocks.filter((b) => b.directive.kind !== 'skip').length).toBeGreaterThan(0);
   });
 
+  // A block for another runtime: installed first (from the npm registry when missing, as the runtime
+  // tests do), so its start-up time-out is not spent installing.
+  const runtimes = new Set(blocks.map((b) => ('on' in b.directive ? b.directive.on : 'node')));
+  const binaries = { bun: 'bun', deno: 'deno', workerd: 'miniflare' } as const;
+  beforeAll(() => {
+    for (const on of runtimes) if (on !== 'node') runtime(binaries[on]);
+  }, 300_000);
+
   it('runs every code block as written', async () => {
     const context = await readme.setup();
     const env = { ...context.env };
     const running: Background[] = [];
     const results: BlockResult[] = [];
+    const dir = installedFor(readme.installed ?? dirname(readme.path));
     let previous = '';
+    let previousOn: Runtime = 'node';
     try {
       for (const block of blocks) {
         const where = `${readme.path}:${block.line}`;
-        if (block.directive.kind === 'skip') continue;
-        if (block.directive.kind === 'background') {
-          const started = await startBlock(block, block.directive.until, env, 30_000);
+        const { directive } = block;
+        if (directive.kind === 'skip') continue;
+        const on: Runtime = directive.kind === 'continues' ? previousOn : directive.on;
+        const code = directive.kind === 'continues' ? previous + block.code : block.code;
+        const until = directive.kind === 'run' ? undefined : directive.until;
+        if (until) {
+          const started = await startBlock(block, code, until, env, 30_000, { dir, on });
           running.push(started);
           Object.assign(env, started.groups);
           continue;
         }
-        const code = block.directive.kind === 'continues' ? previous + block.code : block.code;
         previous = code;
-        const result = await runBlock(block, code, env, 60_000);
+        previousOn = on;
+        const result = await runBlock(block, code, env, 60_000, { dir, on });
         results.push(result);
         expect(result.code, `${where} exited ${result.code}:\n${result.stdout}\n${result.stderr}`).toBe(0);
       }
-      await context.check?.(results, env);
+      await context.check?.(results, env, running);
       for (const r of running.splice(0)) {
-        expect(await r.stop(), `a background block did not stop cleanly on Ctrl-C:\n${r.output()}`).toBe(0);
+        const ended = await r.stop();
+        const clean = readme.endsByCtrlC ? [0, 'SIGINT'] : [0];
+        expect(clean, `${readme.path}:${r.block.line} ended (${ended}) on Ctrl-C:\n${r.output()}`).toContain(
+          ended,
+        );
       }
     } finally {
       await Promise.all(running.map((r) => r.stop()));

@@ -2,13 +2,16 @@ import { verifyWebhook } from '@sms-webhooks/core';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { type LocalApp, startLocalApp } from './local-app.js';
 import { STORE_READMES } from './readmes-stores.js';
-import type { BlockResult } from './run-blocks.js';
+import type { Background, BlockResult } from './run-blocks.js';
 
 /** What a README's blocks run against, and what must hold once they all ran. */
 export interface ReadmeContext {
   env: Record<string, string>;
-  /** After every block: `env` then holds what background blocks printed (their named groups). */
-  check?(results: BlockResult[], env: Record<string, string>): void | Promise<void>;
+  /**
+   * After every block, with the background programs still running: `env` then holds what they printed
+   * (their named groups), and `running` their output so far.
+   */
+  check?(results: BlockResult[], env: Record<string, string>, running: Background[]): void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,6 +19,10 @@ export interface ReadmeUnderTest {
   path: string;
   /** Only the blocks under these headings; default every block. */
   sections?: string[];
+  /** The package whose dependencies the blocks import, as its reader installed them; default the README's directory. */
+  installed?: string;
+  /** Why its background programs may end by the Ctrl-C itself rather than exit 0 (Nest re-raises it). */
+  endsByCtrlC?: string;
   setup(): Promise<ReadmeContext>;
 }
 

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { CodeBlock } from './markdown-blocks.js';
+import ts from 'typescript';
+import type { CodeBlock, Runtime } from './markdown-blocks.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 const work = join(root, 'test', '.tmp', 'docs');
@@ -88,8 +89,48 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => {});
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 130 : 1)));
 `;
 
-function command(block: CodeBlock, code: string): { file: string; args: string[] } {
-  mkdirSync(work, { recursive: true });
+/** Where a block's file goes and what runs it. */
+export interface RunOptions {
+  /** From `installedFor`: what the README's reader has installed is in its node_modules. */
+  dir: string;
+  on: Runtime;
+}
+
+const NODE: RunOptions = { dir: work, on: 'node' };
+
+/**
+ * The directory a README's blocks are written to, under test/.tmp/docs: its node_modules is the one of
+ * `pkg` (the package the README documents, its own directory by default), so a block imports what a
+ * reader who installed that package has (Nest from packages/nestjs, the OpenTelemetry SDK from
+ * packages/otel); anything else resolves from the repository root's, as before.
+ */
+export function installedFor(pkg: string): string {
+  const dir = pkg === '.' ? work : join(work, pkg.replace(/\//g, '-'));
+  mkdirSync(dir, { recursive: true });
+  const modules = join(root, pkg, 'node_modules');
+  if (dir !== work && existsSync(modules) && !existsSync(join(dir, 'node_modules'))) {
+    symlinkSync(modules, join(dir, 'node_modules'));
+  }
+  return dir;
+}
+
+/**
+ * As tsc compiles it for an app (legacy decorators with their metadata, which Nest's injection by type
+ * needs and esbuild does not emit); tsx then runs the result, resolving @sms-webhooks/* to the sources.
+ */
+function compile(code: string): string {
+  return ts.transpileModule(code, {
+    compilerOptions: {
+      module: ts.ModuleKind.ESNext,
+      target: ts.ScriptTarget.ES2022,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+    },
+  }).outputText;
+}
+
+function command(block: CodeBlock, code: string, options: RunOptions): { file: string; args: string[] } {
+  mkdirSync(options.dir, { recursive: true });
   if (['sh', 'bash', 'shell'].includes(block.lang)) {
     return { file: 'bash', args: ['-euo', 'pipefail', '-c', code] };
   }
@@ -97,11 +138,16 @@ function command(block: CodeBlock, code: string): { file: string; args: string[]
   // A block that starts with `// <name>.ts` is that file: the blocks after it can import it by name.
   const named = /^\/\/ ([\w.-]+\.ts)\b/.exec(code);
   const file = named
-    ? join(work, `files-${process.pid}`, named[1]!)
-    : join(work, `block-${process.pid}-${block.line}.ts`);
+    ? join(options.dir, `files-${process.pid}`, named[1]!)
+    : join(options.dir, `block-${process.pid}-${block.line}.ts`);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, code);
-  return { file: process.execPath, args: ['--import', 'tsx', file] };
+  writeFileSync(file, compile(code));
+  if (options.on === 'node') return { file: process.execPath, args: ['--import', 'tsx', file] };
+  // Bundled from the sources as that runtime resolves the packages, then run on it (run-on.ts).
+  return {
+    file: process.execPath,
+    args: ['--import', 'tsx', join(root, 'test/docs/run-on.ts'), options.on, file],
+  };
 }
 
 function environment(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -109,8 +155,14 @@ function environment(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs one block to its end. */
-export function runBlock(block: CodeBlock, code: string, env: Record<string, string>, timeoutMs: number) {
-  const { file, args } = command(block, code);
+export function runBlock(
+  block: CodeBlock,
+  code: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+  options = NODE,
+) {
+  const { file, args } = command(block, code, options);
   return new Promise<BlockResult>((resolve, reject) => {
     const child = spawn(file, args, { cwd: root, env: environment(env), detached: true });
     let stdout = '';
@@ -131,28 +183,32 @@ export function runBlock(block: CodeBlock, code: string, env: Record<string, str
 }
 
 export interface Background {
+  block: CodeBlock;
   /** The named groups of the line that matched `until`. */
   groups: Record<string, string>;
+  /** Its stdout and stderr lines so far. */
   output(): string;
-  /** Ctrl-C to the whole process group, then its exit code. */
-  stop(): Promise<number | null>;
+  /** Ctrl-C to the whole process group, then its exit code, or the signal that ended it. */
+  stop(): Promise<number | NodeJS.Signals | null>;
 }
 
-/** Starts a long-running block and resolves once a stdout line matches `until`. */
+/** Starts a long-running program and resolves once a line of its stdout or stderr matches `until`. */
 export function startBlock(
   block: CodeBlock,
+  code: string,
   until: RegExp,
   env: Record<string, string>,
   timeoutMs: number,
+  options = NODE,
 ): Promise<Background> {
-  const { file, args } = command(block, block.code);
+  const { file, args } = command(block, code, options);
   const child: ChildProcess = spawn(file, args, { cwd: root, env: environment(env), detached: true });
   let output = '';
-  child.stderr!.on('data', (c) => {
-    output += c;
-  });
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const exited = new Promise<number | NodeJS.Signals | null>((r) =>
+    child.on('exit', (code, signal) => r(code ?? signal)),
+  );
   const background = (groups: Record<string, string>): Background => ({
+    block,
     groups,
     output: () => output,
     async stop() {
@@ -165,14 +221,17 @@ export function startBlock(
       process.kill(-child.pid!, 'SIGKILL');
       reject(new Error(`no line matching ${until} within ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    // Both streams: some servers say where they listen on stderr (Deno.serve does).
+    const read = (line: string) => {
       output += `${line}\n`;
       const match = until.exec(line);
       if (match) {
         clearTimeout(timer);
         resolve(background({ ...match.groups }));
       }
-    });
+    };
+    createInterface({ input: child.stdout! }).on('line', read);
+    createInterface({ input: child.stderr! }).on('line', read);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`exited (${code}) before a line matching ${until}:\n${output}`));
