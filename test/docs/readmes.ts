@@ -1,4 +1,4 @@
-import { verifyWebhook } from '@sms-webhooks/core';
+import { createTestDelivery, verifyWebhook } from '@sms-webhooks/core';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { type LocalApp, startLocalApp } from './local-app.js';
 import { STORE_READMES } from './readmes-stores.js';
@@ -52,6 +52,22 @@ function outputOf(results: BlockResult[], section: string): string {
   const ran = results.filter((r) => r.block.section === section);
   expect(ran.length, `a block ran under "${section}"`).toBeGreaterThan(0);
   return ran.map((r) => r.stdout).join('');
+}
+
+/** The background program started from a block under `section`. */
+function backgroundIn(running: Background[], section: string): Background {
+  const found = running.find((r) => r.block.section === section);
+  if (!found) throw new Error(`no background program from a block under "${section}"`);
+  return found;
+}
+
+/** Waits until the program printed a line matching `line`: its handler ran after the answer. */
+async function handled(program: Background, line: RegExp, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!line.test(program.output())) {
+    if (Date.now() > deadline) expect(program.output(), `a line matching ${line}`).toMatch(line);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 /** A node:test run's summary said every test passed, and there were some. */
@@ -132,10 +148,57 @@ export const READMES: ReadmeUnderTest[] = [
     },
   })),
   {
+    // Bun serves on 3000 as Hono does: its section runs in an entry of its own, after this one.
     path: 'packages/web/README.md',
-    sections: ['Hono'],
+    sections: ['@sms-webhooks/web', 'Hono', 'Next.js and Vercel', 'Cloudflare Workers'],
     async setup() {
-      return { env: { SMS_WEBHOOK_SECRET: 'whsec_docs_hono_0123456789abcdef' }, close: async () => {} };
+      const secret = secretFor('web');
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret },
+        async check(results, env, running) {
+          expect(outputOf(results, 'Hono')).toBe('200 { received: true }\n');
+          await handled(backgroundIn(running, 'Hono'), /^message msg_\w+ delivered to \+\d+$/m);
+          // The Worker, as workerd serves it: accepted, handled under ctx.waitUntil (its claim completed,
+          // so a redelivery is a duplicate), and a forged delivery refused.
+          const worker = `http://localhost:${env.PORT}/`;
+          const d = createTestDelivery('message.failed', { secret });
+          const send = (body = d.body, headers = d.headers) =>
+            fetch(worker, { method: 'POST', body, headers });
+          const first = await send();
+          expect([first.status, await first.json()]).toEqual([200, { received: true }]);
+          await handled(backgroundIn(running, 'Cloudflare Workers'), /message msg_\w+ to \+\d+ failed/);
+          expect(await (await send()).json()).toEqual({ received: true, duplicate: true });
+          const forged = createTestDelivery('message.failed', { secret: secretFor('forged') });
+          expect((await send(forged.body, forged.headers)).status).toBe(400);
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
+    path: 'packages/web/README.md',
+    sections: ['Bun and Deno'],
+    async setup() {
+      const secret = secretFor('bun_deno');
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret },
+        async check(_results, _env, running) {
+          for (const [server, port] of [
+            [running[0]!, 3000],
+            [running[1]!, 8000],
+          ] as const) {
+            const d = createTestDelivery('message.delivered', { secret });
+            const res = await fetch(`http://localhost:${port}/`, {
+              method: 'POST',
+              body: d.body,
+              headers: d.headers,
+            });
+            expect(res.status, server.output()).toBe(200);
+            await handled(server, new RegExp(`^message ${d.event.data.id} delivered to \\+\\d+$`, 'm'));
+          }
+        },
+        close: async () => {},
+      };
     },
   },
   { path: 'README.md', sections: ['Local development'], setup: () => localLoop(1) },
