@@ -140,13 +140,59 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   { path: 'packages/cli/README.md', setup: () => localLoop(4) },
-  ...['express', 'fastify', 'koa'].map((name) => ({
-    path: `packages/${name}/README.md`,
-    sections: ['Install', name === 'fastify' ? 'Register it' : 'Mount it'],
-    async setup() {
-      return { env: { SMS_WEBHOOK_SECRET: `whsec_docs_${name}_0123456789abcdef` }, close: async () => {} };
-    },
-  })),
+  // Each adapter's README: its app on the port it names, answering the send block and running its handler;
+  // then the raw-body section's own app (the same port), given a delivery over body-parser's default limits.
+  ...(
+    [
+      ['express', 'Mount it', /^\+\d+ got msg_\w+ \(attempt 1\)$/m],
+      ['fastify', 'Register it', /^\+\d+ unreachable$/m],
+      ['koa', 'Mount it', /^reply from \+\d+$/m],
+    ] as const
+  ).map(
+    ([name, section, handlerLine]): ReadmeUnderTest => ({
+      path: `packages/${name}/README.md`,
+      sections: ['Install', section],
+      async setup() {
+        return {
+          env: { SMS_WEBHOOK_SECRET: secretFor(name) },
+          async check(results, _env, running) {
+            expect(outputOf(results, section)).toBe('200 { received: true }\n');
+            await handled(backgroundIn(running, section), handlerLine);
+          },
+          close: async () => {},
+        };
+      },
+    }),
+  ),
+  ...(['express', 'koa'] as const).map(
+    (name): ReadmeUnderTest => ({
+      path: `packages/${name}/README.md`,
+      sections: ['The raw-body pitfall, and what we do about it'],
+      endsByCtrlC: 'the app with a body parser in front is a variant, with no shutdown code of its own',
+      async setup() {
+        const secret = secretFor(name);
+        return {
+          env: { SMS_WEBHOOK_SECRET: secret },
+          async check(_results, env, running) {
+            // 200 KB: over body-parser's default 100 KB (express.raw) and @koa/bodyparser's 56 KB form
+            // limit, under maxBodyBytes; the parser's limits set as the README says let it through.
+            const d = createTestDelivery('message.delivered', {
+              secret,
+              data: { metadata: { note: 'x'.repeat(200_000) } },
+            });
+            const res = await fetch(`http://localhost:${env.PORT}/webhooks`, {
+              method: 'POST',
+              body: d.body,
+              headers: d.headers,
+            });
+            expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+            await handled(running[0]!, new RegExp(`^\\+\\d+ got ${d.event.data.id}$`, 'm'));
+          },
+          close: async () => {},
+        };
+      },
+    }),
+  ),
   {
     // Bun serves on 3000 as Hono does: its section runs in an entry of its own, after this one.
     path: 'packages/web/README.md',
