@@ -194,6 +194,25 @@ export const READMES: ReadmeUnderTest[] = [
     }),
   ),
   {
+    path: 'packages/otel/README.md',
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secretFor('otel') },
+        check(results) {
+          // The console exporters' output, once the providers shut down: both spans, then the metrics.
+          const output = outputOf(results, 'Use it');
+          expect(output).toMatch(/^\+\d+ got msg_\w+$/m);
+          for (const name of ['sms-webhooks delivery', 'sms-webhooks handler anonymous']) {
+            expect(output).toContain(`name: '${name}'`);
+          }
+          expect(output).toMatch(/'sms_webhooks\.outcome': 'received'/);
+          expect(output).toContain("name: 'sms_webhooks.deliveries'");
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
     // Bun serves on 3000 as Hono does: its section runs in an entry of its own, after this one.
     path: 'packages/web/README.md',
     sections: ['@sms-webhooks/web', 'Hono', 'Next.js and Vercel', 'Cloudflare Workers'],
