@@ -79,7 +79,11 @@ if (!script) {
   process.exit(127);
 }
 const bin = join(dir, 'node_modules', '.bin') + ':' + join(root, 'node_modules', '.bin');
-const child = spawn('bash', ['-c', script + ' "$@"', script, ...args.slice(1)], {
+// \`tsx file\` runs as \`node --import tsx file\`: the same loader, without the tsx CLI's parent process,
+// which SIGKILLs its child when the child takes over 30 ms to report a Ctrl-C sent to the whole group
+// (a loaded machine), so a graceful shutdown would end with 130.
+const command = script.replace(/^tsx /, ${JSON.stringify(JSON.stringify(process.execPath))} + ' --import tsx ');
+const child = spawn('bash', ['-c', command + ' "$@"', script, ...args.slice(1)], {
   cwd: dir,
   stdio: 'inherit',
   env: { ...process.env, PATH: bin + ':' + process.env.PATH },
