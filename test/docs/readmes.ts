@@ -213,6 +213,30 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   {
+    path: 'packages/nestjs/README.md',
+    endsByCtrlC: "Nest's shutdown hooks re-raise the signal once the app has closed (enableShutdownHooks)",
+    async setup() {
+      const secret = secretFor('nestjs');
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret },
+        async check(_results, _env, running) {
+          // The app the two Setup blocks make: the route is mounted, and the handler runs with its
+          // injected OrdersService (by type: the decorator metadata tsc emits).
+          const d = createTestDelivery('message.delivered', { secret });
+          const res = await fetch('http://localhost:3000/webhooks/sms', {
+            method: 'POST',
+            body: d.body,
+            headers: d.headers,
+          });
+          expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+          const line = `message ${d.event.data.id} to ${d.event.data.to}: delivered`;
+          await handled(backgroundIn(running, 'Setup'), new RegExp(`^${line.replace(/\+/g, '\\+')}$`, 'm'));
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
     // Bun serves on 3000 as Hono does: its section runs in an entry of its own, after this one.
     path: 'packages/web/README.md',
     sections: ['@sms-webhooks/web', 'Hono', 'Next.js and Vercel', 'Cloudflare Workers'],
