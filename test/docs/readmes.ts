@@ -290,6 +290,34 @@ export const READMES: ReadmeUnderTest[] = [
       };
     },
   },
+  {
+    // The first example and the NestJS module (Nest from packages/nestjs, as its reader installed it); the
+    // Local development section names port 3000 too, so it runs in the entry after this one.
+    path: 'README.md',
+    sections: ['sms-webhooks', 'Try it', 'NestJS'],
+    installed: 'packages/nestjs',
+    async setup() {
+      const secret = secretFor('top');
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret },
+        async check(_results, _env, running) {
+          const app = backgroundIn(running, 'sms-webhooks');
+          for (const type of ['message.delivered', 'message.failed'] as const) {
+            const d = createTestDelivery(type, { secret });
+            const res = await fetch('http://localhost:3000/webhooks/sms', {
+              method: 'POST',
+              body: d.body,
+              headers: d.headers,
+            });
+            expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+          }
+          await handled(app, /^msg_\w+ delivered to \+\d+$/m);
+          await handled(app, /^SMS to \+\d+ failed: unreachable \(attempt 1\)$/m);
+        },
+        close: async () => {},
+      };
+    },
+  },
   { path: 'README.md', sections: ['Local development'], setup: () => localLoop(1) },
   ...STORE_READMES,
 ];
