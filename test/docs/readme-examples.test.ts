@@ -9,6 +9,19 @@ import { type Background, type BlockResult, installedFor, root, runBlock, startB
 // it, why not). The blocks of one README run in order, against what readmes.ts sets up. One file, so the
 // READMEs that name the same ports (3000, 4010) never run at the same time.
 
+// A README split into entries by `sections` (two sections that name one port) is still run whole: every
+// block sits under a heading some entry names, and every heading an entry names exists.
+describe.each([...new Set(READMES.map((r) => r.path))])('%s, across its entries', (path) => {
+  it('has every code block in some entry', () => {
+    const entries = READMES.filter((r) => r.path === path);
+    const blocks = codeBlocks(readFileSync(join(root, path), 'utf8'), path).filter(isProgram);
+    const missed = blocks.filter((b) => !entries.some((r) => !r.sections || r.sections.includes(b.section)));
+    expect(missed.map((b) => `${path}:${b.line} under "${b.section}"`)).toEqual([]);
+    const headings = new Set(blocks.map((b) => b.section));
+    for (const section of entries.flatMap((r) => r.sections ?? [])) expect(headings).toContain(section);
+  });
+});
+
 describe.each(READMES)('$path', (readme) => {
   const markdown = readFileSync(join(root, readme.path), 'utf8');
   const blocks = codeBlocks(markdown, readme.path).filter(
