@@ -8,7 +8,8 @@ import { freePort, startRedisServer } from './redis-server.js';
 // handled exactly once across the two.
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const secret = 'whsec_dev_only_not_a_real_secret_0000';
+// The instances sign-check with SMS_WEBHOOK_SECRET when it is set: sign with the same one.
+const secret = process.env.SMS_WEBHOOK_SECRET ?? 'whsec_dev_only_not_a_real_secret_0000';
 const TYPES: EventType[] = ['message.sent', 'message.delivered', 'message.failed', 'message.replied'];
 const EVENTS = 12;
 const children: ChildProcess[] = [];
