@@ -11,7 +11,7 @@ import fastify4 from 'fastify4';
 import { Hono } from 'hono';
 import Koa from 'koa';
 import Koa2 from 'koa2';
-import { nodeListener } from '../web/node-bridge.js';
+import { nodeListener } from '../helpers/node-bridge.js';
 import { listen, nodeHttpServer, type Target } from './targets.js';
 
 type Start = (receiver: Receiver) => Promise<Target>;

@@ -12,7 +12,7 @@ import Fastify from 'fastify';
 import fastify4 from 'fastify4';
 import Koa from 'koa';
 import Koa2 from 'koa2';
-import { nodeListener } from '../../web/node-bridge.js';
+import { nodeListener } from '../../helpers/node-bridge.js';
 
 export const PATH = '/webhooks';
 

@@ -1,23 +1,4 @@
-import type { Logger } from '@sms-webhooks/core';
-
 export const secret = 'whsec_web0123456789abcdef0123456789ab';
-
-export function captureLogger(): Logger & { lines: string[]; text(): string } {
-  const lines: string[] = [];
-  const keep =
-    (level: string) =>
-    (...args: unknown[]) =>
-      lines.push(`${level} ${args.map(String).join(' ')}`);
-  return { lines, warn: keep('warn'), error: keep('error'), text: () => lines.join('\n') };
-}
-
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((res) => {
-    resolve = res;
-  });
-  return { promise, resolve };
-}
 
 /** A body stream that hands out `chunk` forever and records how much was pulled and whether it was cancelled. */
 export function endlessStream(chunk: Uint8Array) {

@@ -2,7 +2,8 @@ import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/c
 import { webhookHandler } from '@sms-webhooks/web';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { captureLogger, chunkedStream, deferred, endlessStream, secret } from './helpers.js';
+import { captureLogger, deferred } from '../../../test/helpers/index.js';
+import { chunkedStream, endlessStream, secret } from './helpers.js';
 
 const URL_ = 'http://localhost/webhooks';
 
