@@ -3,6 +3,7 @@ import { createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import type { RedisStore } from '@sms-webhooks/redis';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../helpers/index.js';
 import {
   captureLogger,
   connectionOf,
@@ -18,8 +19,6 @@ import { spawnHangingWorker } from './worker-process.js';
 // Issue 14, point 1: a job that runs longer than the receiver's leaseMs must keep its dedupe claim.
 const LEASE_MS = 1000;
 const fast = { lockDuration: 2000, stalledInterval: 500, maxStalledCount: 1 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 const redis = useRedisServer();
 const c = redis.closer;
 

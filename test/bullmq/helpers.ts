@@ -1,41 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { type EnqueueOptions, enqueueTo } from '@sms-webhooks/bullmq';
-import { createReceiver, type DedupeStore, type Logger, type ReceiverOptions } from '@sms-webhooks/core';
+import { createReceiver, type DedupeStore, type ReceiverOptions } from '@sms-webhooks/core';
 import { RedisStore } from '@sms-webhooks/redis';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { captureLogger } from '../helpers/index.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+
+export { captureLogger, waitFor } from '../helpers/index.js';
 
 export const secret = 'whsec_bullmq0123456789abcdef01234567';
 
-export function captureLogger(): Logger & { lines: string[]; text(): string } {
-  const lines: string[] = [];
-  const keep =
-    (level: string) =>
-    (...args: unknown[]) =>
-      lines.push(`${level} ${args.map(String).join(' ')}`);
-  return { lines, warn: keep('warn'), error: keep('error'), text: () => lines.join('\n') };
-}
-
 export function uniqueName(prefix = 'q'): string {
   return `${prefix}-${randomBytes(4).toString('hex')}`;
-}
-
-/** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 export interface Closer {

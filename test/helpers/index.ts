@@ -34,6 +34,24 @@ export function deferred<T = void>() {
   return { promise, resolve, reject };
 }
 
+/** Waits `ms` milliseconds. */
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
 /** Rejects instead of hanging, so a stuck step fails the test with a message saying which. */
 export function within<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

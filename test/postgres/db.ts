@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import postgres from 'postgres';
 
+export { sleep } from '../helpers/index.js';
+
 /**
  * The server the tests use: the machine's PostgreSQL (127.0.0.1:5432, trust auth) unless POSTGRES_URL
  * names another. Each test file makes its own database there and drops it at the end.
@@ -64,7 +66,5 @@ export function pgPool(url: string, options: pg.PoolConfig = {}): pg.Pool {
 export function postgresJs(url: string, options: postgres.Options<{}> = {}): postgres.Sql {
   return postgres(url, { max: 10, onnotice: () => {}, ...options });
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const secret = 'whsec_postgres0123456789abcdef01234567';

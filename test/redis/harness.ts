@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger, Receiver } from '@sms-webhooks/core';
+import type { Receiver } from '@sms-webhooks/core';
+
+export { captureLogger, sleep } from '../helpers/index.js';
 
 /**
  * A key prefix no earlier run used. Tests may share one server through REDIS_URL, and records outlive a
@@ -8,16 +10,6 @@ import type { Logger, Receiver } from '@sms-webhooks/core';
 export const runPrefix = (name: string) => `${name}-${randomBytes(6).toString('hex')}:`;
 
 export const secret = 'whsec_redis0123456789abcdef0123456789ab';
-
-/** A logger that keeps every line, so tests can read what was logged. */
-export function captureLogger(): Logger & { lines: string[]; text(): string } {
-  const lines: string[] = [];
-  const keep =
-    (level: string) =>
-    (...args: unknown[]) =>
-      lines.push(`${level} ${args.map(String).join(' ')}`);
-  return { lines, warn: keep('warn'), error: keep('error'), text: () => lines.join('\n') };
-}
 
 export interface Answer {
   status: number;
@@ -43,5 +35,3 @@ export function counter() {
     get: (key: string) => counts.get(key) ?? 0,
   };
 }
-
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,6 +1,7 @@
 import { createTestDelivery } from '@sms-webhooks/core';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sleep } from '../helpers/index.js';
 import { ping, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { buildSends, type Cluster, newTally, reconcile, startCluster } from './helpers/cluster.js';
 import { findLeaks, signaturesOf } from './helpers/log-leaks.js';
@@ -22,8 +23,6 @@ const OUTAGE_MS = scaled(1_500, 3_000);
 const LEASE_MS = 5_000;
 /** kill -9: the dead instance's claim must be gone by attempt 4 (1.8 s), the next one that reaches B. */
 const KILL_LEASE_MS = 1_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 let redis: RedisServer | undefined;
 let cluster: Cluster | undefined;
 afterEach(async () => {

@@ -8,13 +8,12 @@
  */
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { expect, it } from 'vitest';
+import { sleep } from '../helpers/index.js';
 
 const secret = 'whsec_leaserenewal0123456789abcdefgh';
 const LEASE_MS = 1_000;
 const HANDLER_MS = 2_500;
 const STEP_MS = 500;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Redeliveries every STEP_MS until `first` settles; returns the statuses, in order. */
 async function redeliverWhile(first: Promise<unknown>, send: (attempt: number) => Promise<number>) {
   let done = false;

@@ -1,8 +1,6 @@
 import { createReceiver, createTestDelivery, type Refusal } from '@sms-webhooks/core';
 import { SampledLog } from '../src/sampled-log.js';
-import { captureLogger, secret } from './helpers.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { captureLogger, secret, sleep } from './helpers.js';
 
 describe('refusals: counted by hooks, sampled in the log', () => {
   it('10,000 bad requests write one log line per code; onRefused sees all 10,000', async () => {

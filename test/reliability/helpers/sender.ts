@@ -1,4 +1,5 @@
 import type { TestDelivery } from '@sms-webhooks/core';
+import { sleep } from '../../helpers/index.js';
 import { countStatus, type Tally } from './cluster.js';
 import { MAX_ATTEMPTS, RETRY_WAITS_MS } from './retry-schedule.js';
 
@@ -8,8 +9,6 @@ export interface SendOptions {
   first: number;
   tally: Tally;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends one delivery as the service does: any 2xx ends it; anything else (a 409 in flight, a 503 while
