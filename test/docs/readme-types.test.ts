@@ -51,9 +51,11 @@ it('every ts block of the READMEs in readmes.ts type-checks', () => {
   );
   let output = '';
   try {
-    execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+    execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: root, encoding: 'utf8' });
   } catch (error) {
     output = (error as { stdout: string }).stdout;
   }
-  expect(output).toBe('');
+  // The blocks' own errors: the packages' sources they import are the repository-wide tsc's to check.
+  const diagnostics = output.split(/\n(?=\S)/).filter((d) => d.startsWith('test/.tmp/docs-types/'));
+  expect(diagnostics).toEqual([]);
 }, 180_000);

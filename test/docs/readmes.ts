@@ -70,6 +70,20 @@ async function handled(program: Background, line: RegExp, timeoutMs = 10_000): P
   }
 }
 
+/** `fetch`, tried again while the port is not open yet (for up to 10 s). */
+async function fetchOnceUp(url: string, init: RequestInit): Promise<Response> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      const refused = (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+      if (!refused || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
 /** A node:test run's summary said every test passed, and there were some. */
 function expectAllPassed(output: string): void {
   expect(output).toMatch(/^# pass [1-9]\d*$/m);
@@ -221,9 +235,10 @@ export const READMES: ReadmeUnderTest[] = [
         env: { SMS_WEBHOOK_SECRET: secret },
         async check(_results, _env, running) {
           // The app the two Setup blocks make: the route is mounted, and the handler runs with its
-          // injected OrdersService (by type: the decorator metadata tsc emits).
+          // injected OrdersService (by type: the decorator metadata tsc emits). Nest says it started
+          // at the end of init(), just before listen() opens the port: wait for that.
           const d = createTestDelivery('message.delivered', { secret });
-          const res = await fetch('http://localhost:3000/webhooks/sms', {
+          const res = await fetchOnceUp('http://localhost:3000/webhooks/sms', {
             method: 'POST',
             body: d.body,
             headers: d.headers,

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -112,8 +112,15 @@ export function installedFor(pkg: string): string {
   const dir = pkg === '.' ? work : join(work, pkg.replace(/\//g, '-'));
   mkdirSync(dir, { recursive: true });
   const modules = join(root, pkg, 'node_modules');
-  if (dir !== work && existsSync(modules) && !existsSync(join(dir, 'node_modules'))) {
-    symlinkSync(modules, join(dir, 'node_modules'));
+  const link = join(dir, 'node_modules');
+  if (dir !== work && existsSync(modules)) {
+    // A link an earlier run left may point at a node_modules since reinstalled: make it again.
+    rmSync(link, { force: true });
+    try {
+      symlinkSync(modules, link);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
   return dir;
 }
