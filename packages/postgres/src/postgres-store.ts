@@ -1,4 +1,5 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import { withTimeout } from '@sms-webhooks/core/adapter';
 import {
   fromPg,
   fromPostgresJs,
@@ -15,7 +16,6 @@ import {
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
 import { DEFAULT_TABLE, migrateStatement, type Statements, statements } from './statements.js';
-import { withTimeout } from './with-timeout.js';
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
 export const DEFAULT_RETAIN_MS = 24 * 60 * 60 * 1000;
@@ -388,6 +388,16 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   }
 
   #bounded<T>(work: Promise<T>, what: string): Promise<T> {
-    return withTimeout(work, this.statementTimeoutMs, what);
+    const ms = this.statementTimeoutMs;
+    // The statement may still run later; its late answer is dropped (a late claim is given back, see claim).
+    return withTimeout(
+      work,
+      ms,
+      () =>
+        new PostgresStoreError(
+          'ERR_SMS_POSTGRES_TIMEOUT',
+          `${what} got no answer from PostgreSQL within ${ms} ms (statementTimeoutMs).`,
+        ),
+    );
   }
 }

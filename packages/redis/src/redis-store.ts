@@ -1,4 +1,5 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import { withTimeout } from '@sms-webhooks/core/adapter';
 import { RedisStoreError } from './errors.js';
 import { eventKey } from './event-key.js';
 import { CLAIM, COMPLETE, type LuaScript, RELEASE, RENEW } from './scripts.js';
@@ -9,7 +10,6 @@ import {
   type KeyedSendCommand,
   type SendCommand,
 } from './send-command.js';
-import { withTimeout } from './with-timeout.js';
 
 export const DEFAULT_PREFIX = 'sms-webhooks:';
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
@@ -173,6 +173,17 @@ export class RedisStore implements DedupeStore {
   }
 
   #bounded(work: Promise<unknown>, script: LuaScript, id: string): Promise<unknown> {
-    return withTimeout(work, this.commandTimeoutMs, `${script.name} of ${id.slice(0, 80)}`);
+    const ms = this.commandTimeoutMs;
+    // The command may still run later in Redis; its late reply is dropped (a late claim simply holds the
+    // key until its lease ends).
+    return withTimeout(
+      work,
+      ms,
+      () =>
+        new RedisStoreError(
+          'ERR_SMS_REDIS_TIMEOUT',
+          `${script.name} of ${id.slice(0, 80)} got no answer from Redis within ${ms} ms (commandTimeoutMs).`,
+        ),
+    );
   }
 }

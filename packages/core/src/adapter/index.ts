@@ -34,3 +34,5 @@ export {
   type ReceiverResponse,
   rawBodyHint,
 } from '../responses.js';
+// For stores: bounds a call to their server, with the store's own error.
+export { withTimeout } from '../with-timeout.js';

@@ -16,3 +16,4 @@ export {
   type ReceiverResponse,
   rawBodyHint,
 } from '../responses.js';
+export { withTimeout } from '../with-timeout.js';
