@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:instructions [--frameworks=koa,fastify] [--requests=2000] [--warmup=5000]`
+ * `pnpm bench:instructions [--frameworks=koa,fastify] [--contenders=ours,hand] [--requests=2000] [--warmup=5000]`
  *
  * Instructions per request on each HTTP server's main thread, counted by valgrind's callgrind: the
  * same servers and load as the http suite, but a count that does not move with what else the machine
@@ -23,7 +23,7 @@ const arg = (name: string, fallback: string) =>
 const frameworks = arg('frameworks', 'express,fastify,koa').split(',') as Framework[];
 const requests = Number(arg('requests', '2000'));
 const warmup = Number(arg('warmup', '5000'));
-const CONTENDERS: ContenderName[] = ['ours', 'hand', 'stripe'];
+const CONTENDERS = arg('contenders', 'ours,hand,stripe').split(',') as ContenderName[];
 
 try {
   execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
