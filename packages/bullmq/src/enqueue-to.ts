@@ -1,4 +1,5 @@
 import type { Dispatch } from '@sms-webhooks/core';
+import { withTimeout } from '@sms-webhooks/core/adapter';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
@@ -30,14 +31,6 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   return value;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * A receiver `dispatch` that adds each verified event to a BullMQ queue, job id `jobIdFor(event.id)`:
  * `createReceiver({ secret, store, dispatch: enqueueTo(queue) })`. The receiver answers 200 only once
@@ -61,6 +54,7 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
     const data: WebhookJobData = toJobData(dispatched);
     // Same id, same job: BullMQ ignores an add whose id it already holds, in any state.
     const add = queue.add(dispatched.event.type, data, { ...base, jobId: jobIdFor(dispatched.event.id) });
-    await withTimeout(add, timeoutMs, `Adding ${dispatched.event.id} to the queue`);
+    const what = `Adding ${dispatched.event.id} to the queue`;
+    await withTimeout(add, timeoutMs, () => new Error(`${what} did not finish within ${timeoutMs} ms`));
   };
 }
