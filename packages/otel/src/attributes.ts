@@ -40,6 +40,8 @@ export const SPAN = {
 export const EVENT = {
   /** Only when handlers run after the answer ('immediately'): otherwise the span ends with the answer. */
   answered: 'sms_webhooks.answered',
+  /** A failed handler, by default (`detail: 'full'` gives each handler a span instead). */
+  handler: 'sms_webhooks.handler',
   /** Followed by the operation: `sms_webhooks.claim`, `….complete`, `….release`. */
   storePrefix: 'sms_webhooks.',
 } as const;

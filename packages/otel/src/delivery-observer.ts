@@ -4,6 +4,7 @@ import {
   context,
   type Span,
   SpanKind,
+  type SpanOptions,
   SpanStatusCode,
   type Tracer,
   trace,
@@ -23,8 +24,8 @@ import type {
 } from '@sms-webhooks/core/adapter';
 import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { errorMessage, errorType } from './error-type.js';
-import type { Instruments } from './instruments.js';
-import { type DeliveryOutcome, errorCodeOf, outcomeOf } from './outcome.js';
+import type { DeliveryEntry, Instruments } from './instruments.js';
+import { errorCodeOf, outcomeOf } from './outcome.js';
 import { toTraceContext } from './trace-context.js';
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -39,18 +40,6 @@ function userAgent(headers: HeaderSource): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-export function deliveryAttributes(
-  outcome: DeliveryOutcome,
-  status: number,
-  code: string | undefined,
-  eventType: string | undefined,
-): Attributes {
-  const attributes: Attributes = { [ATTR.outcome]: outcome, [ATTR.httpStatus]: status };
-  if (code !== undefined) attributes[ATTR.errorType] = code;
-  if (eventType !== undefined) attributes[ATTR.eventType] = eventType;
-  return attributes;
-}
-
 function seconds(since: number): number {
   return (performance.now() - since) / 1000;
 }
@@ -61,18 +50,78 @@ function storeResult(operation: StoreOperation, value: unknown): string | undefi
   return undefined;
 }
 
+const STORE_EVENT: Record<StoreOperation, string> = {
+  claim: `${EVENT.storePrefix}claim`,
+  complete: `${EVENT.storePrefix}complete`,
+  release: `${EVENT.storePrefix}release`,
+  dispatch: `${EVENT.storePrefix}dispatch`,
+};
+
 /**
- * Follows one delivery: its span (children for store operations and handlers) and its metric points.
- * When the span does not record (no SDK, or sampled out) no child span is made and no context is
- * switched; the metrics are still recorded, since they do not depend on sampling.
+ * How much one instrumentation records per delivery. Without `full`: the delivery span and its
+ * attributes, events only for what goes wrong (an exception, a failed handler, a claim no longer held),
+ * the handlers running with the delivery span active. With `full`: an event for each step (claim,
+ * answer, complete or release) with the store's answer and latency, a child span per handler in whose
+ * context it runs, and the latency of synchronous store operations too.
+ */
+export interface ObserverConfig {
+  readonly full: boolean;
+}
+
+/** What every delivery of one receiver shares: built once, on its first delivery. */
+interface PerReceiver {
+  readonly server: SpanOptions;
+  readonly internal: SpanOptions;
+  /** A synchronous store's event attributes by result: the same few objects every time. */
+  readonly storeEvents: Map<string, Attributes>;
+}
+
+/** One instrumentation's tracer, instruments and settings, shared by the observers it starts. */
+export class ObserverShared {
+  readonly #perReceiver = new WeakMap<InstrumentedReceiver, PerReceiver>();
+
+  constructor(
+    readonly tracer: Tracer,
+    readonly instruments: Instruments,
+    readonly config: ObserverConfig,
+  ) {}
+
+  forReceiver(receiver: InstrumentedReceiver): PerReceiver {
+    let found = this.#perReceiver.get(receiver);
+    if (found === undefined) {
+      const attributes = Object.freeze({
+        [ATTR.httpMethod]: 'POST',
+        [ATTR.messagingSystem]: MESSAGING_SYSTEM,
+        [ATTR.messagingOperationType]: 'process',
+        [ATTR.store]: receiver.store,
+        [ATTR.respond]: receiver.respond,
+      });
+      found = {
+        server: { kind: SpanKind.SERVER, attributes },
+        internal: { kind: SpanKind.INTERNAL, attributes },
+        storeEvents: new Map(),
+      };
+      this.#perReceiver.set(receiver, found);
+    }
+    return found;
+  }
+}
+
+/**
+ * Follows one delivery: its span and its metric points. By default one span, with its steps as events
+ * (claim, each handler, complete or release); with `detail: 'full'` a child span per handler as well.
+ * When the span does not record (no SDK, or sampled out) no event or child span is made and no context
+ * is switched; the metrics are still recorded, since they do not depend on sampling.
  */
 export class OtelDeliveryObserver implements DeliveryObserver {
-  readonly #tracer: Tracer;
-  readonly #instruments: Instruments;
+  readonly #shared: ObserverShared;
   readonly #receiver: InstrumentedReceiver;
+  readonly #perReceiver: PerReceiver;
   readonly #span: Span;
-  /** The delivery span's context, only while it records. */
-  readonly #context: Context | undefined;
+  readonly #recording: boolean;
+  readonly #parent: Context;
+  /** The context with the delivery span active, made when first needed (a handler, the dispatch). */
+  #context: Context | undefined;
   readonly #start = performance.now();
   #eventType: string | undefined;
   #verified = false;
@@ -81,86 +130,76 @@ export class OtelDeliveryObserver implements DeliveryObserver {
   #finished = false;
   #ended = false;
 
-  constructor(
-    tracer: Tracer,
-    instruments: Instruments,
-    headers: HeaderSource,
-    receiver: InstrumentedReceiver,
-  ) {
-    this.#tracer = tracer;
-    this.#instruments = instruments;
+  constructor(shared: ObserverShared, headers: HeaderSource, receiver: InstrumentedReceiver) {
+    this.#shared = shared;
     this.#receiver = receiver;
+    const perReceiver = shared.forReceiver(receiver);
+    this.#perReceiver = perReceiver;
     const parent = context.active();
+    this.#parent = parent;
     // Under an HTTP server span (the HTTP instrumentation's) ours is an inner one; alone, it is the
     // server side of the webhook request.
-    const kind = trace.getSpan(parent) === undefined ? SpanKind.SERVER : SpanKind.INTERNAL;
-    this.#span = tracer.startSpan(
-      SPAN.delivery,
-      {
-        kind,
-        attributes: {
-          [ATTR.httpMethod]: 'POST',
-          [ATTR.messagingSystem]: MESSAGING_SYSTEM,
-          [ATTR.messagingOperationType]: 'process',
-          [ATTR.store]: receiver.store,
-          [ATTR.respond]: receiver.respond,
-        },
-      },
-      parent,
-    );
-    if (this.#span.isRecording()) {
-      this.#context = trace.setSpan(parent, this.#span);
+    const options = trace.getSpan(parent) === undefined ? perReceiver.server : perReceiver.internal;
+    this.#span = shared.tracer.startSpan(SPAN.delivery, options, parent);
+    this.#recording = this.#span.isRecording();
+    if (this.#recording) {
       const agent = userAgent(headers);
       if (agent !== undefined) this.#span.setAttribute(ATTR.userAgent, agent);
     }
   }
 
+  #deliveryContext(): Context {
+    this.#context ??= trace.setSpan(this.#parent, this.#span);
+    return this.#context;
+  }
+
   verified(event: AnyWebhookEvent, attempt: number | undefined): void {
     this.#verified = true;
     this.#eventType = event.type;
-    if (this.#context === undefined) return;
+    if (!this.#recording) return;
     this.#span.setAttribute(ATTR.messageId, event.id);
     this.#span.setAttribute(ATTR.eventType, event.type);
     if (attempt !== undefined) this.#span.setAttribute(ATTR.attempt, attempt);
   }
 
   traceContext(): TraceContext | undefined {
-    return this.#context === undefined ? undefined : toTraceContext(this.#span.spanContext());
+    return this.#recording ? toTraceContext(this.#span.spanContext()) : undefined;
   }
 
   store<R>(operation: StoreOperation, call: () => R): R {
     const start = performance.now();
-    // Store operations are events on the delivery span (their latency is the histogram's); only the
-    // hand-off to a queue gets a span of its own, so a queue's instrumentation can nest under it.
-    const ctx = operation === 'dispatch' ? this.#context : undefined;
+    // Store operations are events on the delivery span; only the hand-off to a queue gets a span of its
+    // own, so a queue's instrumentation can nest under it.
     const span =
-      ctx === undefined
-        ? undefined
-        : this.#tracer.startSpan(
+      operation === 'dispatch' && this.#recording
+        ? this.#shared.tracer.startSpan(
             SPAN.storePrefix + operation,
             { attributes: { [ATTR.storeOperation]: operation, [ATTR.store]: this.#receiver.store } },
-            ctx,
-          );
+            this.#deliveryContext(),
+          )
+        : undefined;
     let result: R;
     try {
-      result = span === undefined ? call() : context.with(trace.setSpan(ctx!, span), call);
+      result = span === undefined ? call() : context.with(trace.setSpan(this.#deliveryContext(), span), call);
     } catch (error) {
-      this.#storeDone(operation, start, span, undefined, true, error);
+      this.#storeDone(operation, start, span, true, undefined, true, error);
       throw error;
     }
     if (isPromiseLike(result)) {
       return result.then(
         (value) => {
-          this.#storeDone(operation, start, span, value, false, undefined);
+          this.#storeDone(operation, start, span, true, value, false, undefined);
           return value;
         },
         (error: unknown) => {
-          this.#storeDone(operation, start, span, undefined, true, error);
+          this.#storeDone(operation, start, span, true, undefined, true, error);
           throw error;
         },
       ) as R;
     }
-    this.#storeDone(operation, start, span, result, false, undefined);
+    // A synchronous store (MemoryStore) answers in a microsecond or two: below the histogram's first
+    // bucket, so only `detail: 'full'` records its latency.
+    this.#storeDone(operation, start, span, this.#shared.config.full, result, false, undefined);
     return result;
   }
 
@@ -168,79 +207,106 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     operation: StoreOperation,
     start: number,
     span: Span | undefined,
+    timed: boolean,
     value: unknown,
     failed: boolean,
     error: unknown,
   ): void {
-    const seconds = (performance.now() - start) / 1000;
-    const attributes: Attributes = {
-      [ATTR.storeOperation]: operation,
-      [ATTR.store]: this.#receiver.store,
-    };
-    if (failed) attributes[ATTR.errorType] = errorType(error);
-    else {
-      const result = storeResult(operation, value);
-      if (result !== undefined) attributes[ATTR.storeResult] = result;
+    const type = failed ? errorType(error) : undefined;
+    const result = failed ? undefined : storeResult(operation, value);
+    const duration = timed ? seconds(start) : 0;
+    if (timed) {
+      const store = this.#receiver.store;
+      const attributes = this.#shared.instruments.storeSets.get(
+        `${store} ${operation}`,
+        type === undefined ? `ok ${result}` : `error ${type}`,
+        () => {
+          const set: Attributes = { [ATTR.storeOperation]: operation, [ATTR.store]: store };
+          if (type !== undefined) set[ATTR.errorType] = type;
+          else if (result !== undefined) set[ATTR.storeResult] = result;
+          return set;
+        },
+      );
+      this.#shared.instruments.storeDuration.record(duration, attributes);
     }
-    this.#instruments.storeDuration.record(seconds, attributes);
-    if (this.#context === undefined) return;
-    if (span === undefined) {
-      const event: Attributes = { [ATTR.storeDuration]: seconds };
-      if (failed) event[ATTR.errorType] = attributes[ATTR.errorType];
-      else if (attributes[ATTR.storeResult] !== undefined)
-        event[ATTR.storeResult] = attributes[ATTR.storeResult];
-      this.#span.addEvent(EVENT.storePrefix + operation, event);
-      if (failed) this.#span.recordException(error instanceof Error ? error : errorMessage(error));
+    if (!this.#recording) return;
+    if (span !== undefined) {
+      span.setAttribute(ATTR.storeOperation, operation);
+      span.setAttribute(ATTR.store, this.#receiver.store);
+      if (type !== undefined) {
+        span.setAttribute(ATTR.errorType, type);
+        span.recordException(error instanceof Error ? error : errorMessage(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      } else if (result !== undefined) span.setAttribute(ATTR.storeResult, result);
+      span.end();
       return;
     }
-    span.setAttributes(attributes);
-    if (failed) {
-      span.recordException(error instanceof Error ? error : errorMessage(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    // By default only what goes wrong gets an event: a store that threw, a claim no longer held.
+    if (!this.#shared.config.full && type === undefined && result !== 'not_held') return;
+    let attributes: Attributes;
+    if (timed || type !== undefined) {
+      attributes = { [ATTR.storeDuration]: duration };
+      if (type !== undefined) attributes[ATTR.errorType] = type;
+      else if (result !== undefined) attributes[ATTR.storeResult] = result;
+    } else {
+      const events = this.#perReceiver.storeEvents;
+      const key = result ?? '';
+      let found = events.get(key);
+      if (found === undefined) {
+        found = Object.freeze(result === undefined ? {} : { [ATTR.storeResult]: result });
+        events.set(key, found);
+      }
+      attributes = found;
     }
-    span.end();
+    this.#span.addEvent(STORE_EVENT[operation], attributes);
+    if (type !== undefined) this.#span.recordException(error instanceof Error ? error : errorMessage(error));
   }
 
   runHandler<R>(handler: AnyWebhookHandler, call: () => R): R {
+    const { instruments, config, tracer } = this.#shared;
     const name = handler.name || 'anonymous';
     const eventType = this.#eventType ?? 'unknown';
-    const active = this.#instruments.handlersActive.entry(eventType);
+    const active = instruments.handlersActive.entry(eventType);
     active.count++;
     const start = performance.now();
-    const ctx = this.#context;
-    const span =
-      ctx === undefined
-        ? undefined
-        : this.#tracer.startSpan(
-            SPAN.handlerPrefix + name,
-            { attributes: { [ATTR.eventType]: eventType, [ATTR.handlerName]: name } },
-            ctx,
-          );
+    let span: Span | undefined;
+    let ctx: Context | undefined;
+    if (this.#recording) {
+      if (config.full) {
+        span = tracer.startSpan(
+          SPAN.handlerPrefix + name,
+          { attributes: { [ATTR.eventType]: eventType, [ATTR.handlerName]: name } },
+          this.#deliveryContext(),
+        );
+        ctx = trace.setSpan(this.#deliveryContext(), span);
+      } else ctx = this.#deliveryContext();
+    }
     let result: R;
     try {
-      result = span === undefined ? call() : context.with(trace.setSpan(ctx!, span), call);
+      result = ctx === undefined ? call() : context.with(ctx, call);
     } catch (error) {
-      this.#handlerDone(name, active, start, span, true, error);
+      this.#handlerDone(name, eventType, active, start, span, true, error);
       throw error;
     }
     if (isPromiseLike(result)) {
       return result.then(
         (value) => {
-          this.#handlerDone(name, active, start, span, false, undefined);
+          this.#handlerDone(name, eventType, active, start, span, false, undefined);
           return value;
         },
         (error: unknown) => {
-          this.#handlerDone(name, active, start, span, true, error);
+          this.#handlerDone(name, eventType, active, start, span, true, error);
           throw error;
         },
       ) as R;
     }
-    this.#handlerDone(name, active, start, span, false, undefined);
+    this.#handlerDone(name, eventType, active, start, span, false, undefined);
     return result;
   }
 
   #handlerDone(
     name: string,
+    eventType: string,
     active: { count: number },
     start: number,
     span: Span | undefined,
@@ -248,49 +314,70 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     error: unknown,
   ): void {
     active.count--;
-    const attributes: Attributes = {
-      [ATTR.eventType]: this.#eventType ?? 'unknown',
-      [ATTR.handlerName]: name,
-    };
-    if (failed) attributes[ATTR.errorType] = errorType(error);
-    this.#instruments.handlerDuration.record(seconds(start), attributes);
-    if (span === undefined) return;
-    if (failed) {
-      span.setAttribute(ATTR.errorType, attributes[ATTR.errorType] as string);
-      span.recordException(error instanceof Error ? error : errorMessage(error));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    const { instruments } = this.#shared;
+    const type = failed ? errorType(error) : undefined;
+    const attributes =
+      type === undefined
+        ? instruments.handlerSets.get(eventType, name, () => ({
+            [ATTR.eventType]: eventType,
+            [ATTR.handlerName]: name,
+          }))
+        : { [ATTR.eventType]: eventType, [ATTR.handlerName]: name, [ATTR.errorType]: type };
+    instruments.handlerDuration.record(seconds(start), attributes);
+    if (!this.#recording) return;
+    if (span !== undefined) {
+      if (type !== undefined) {
+        span.setAttribute(ATTR.errorType, type);
+        span.recordException(error instanceof Error ? error : errorMessage(error));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+      }
+      span.end();
+      return;
     }
-    span.end();
+    // Without a span of its own (the default) a handler gets an event only when it failed.
+    if (type !== undefined) {
+      this.#span.addEvent(EVENT.handler, { [ATTR.handlerName]: name, [ATTR.errorType]: type });
+      this.#span.recordException(error instanceof Error ? error : errorMessage(error));
+    }
   }
 
   answered(response: ReceiverResponse, pending: boolean): void {
-    const outcome = outcomeOf(response, this.#verified);
-    const code = errorCodeOf(response);
-    const attributes = deliveryAttributes(outcome, response.status, code, this.#eventType);
-    this.#instruments.deliveries.add(
-      `${outcome} ${response.status} ${code} ${this.#eventType}`,
-      () => attributes,
-    );
-    this.#instruments.answerDuration.record(seconds(this.#start), attributes);
+    const { deliveries, answerDuration } = this.#shared.instruments;
+    const status = response.status;
+    const eventType = this.#eventType;
+    let entry: DeliveryEntry;
+    if (status < 300 && eventType !== undefined) {
+      const json = response.json as { duplicate?: boolean; ignored?: boolean };
+      const outcome = json.duplicate === true ? 'duplicate' : json.ignored === true ? 'ignored' : 'received';
+      entry = deliveries.accepted(outcome, eventType);
+    } else {
+      const outcome = outcomeOf(response, this.#verified);
+      entry = deliveries.other(outcome, status, errorCodeOf(response), eventType);
+    }
+    entry.count++;
+    answerDuration.record(seconds(this.#start), entry.attributes);
     this.#answered = true;
     this.#pending = pending;
-    if (this.#context !== undefined) {
-      this.#span.setAttributes(attributes);
+    if (this.#recording) {
+      // Event type and id were set when verified.
+      this.#span.setAttribute(ATTR.outcome, entry.attributes[ATTR.outcome]!);
+      this.#span.setAttribute(ATTR.httpStatus, status);
+      const code = entry.attributes[ATTR.errorType];
+      if (code !== undefined) this.#span.setAttribute(ATTR.errorType, code);
       // With handlers still to run, the span ends later: the event marks when the answer went out.
-      if (pending) this.#span.addEvent(EVENT.answered);
+      if (pending && this.#shared.config.full) this.#span.addEvent(EVENT.answered);
       // As for HTTP server spans: a 5xx is the server's error, a 4xx the client's and leaves it unset.
-      if (response.status >= 500) this.#span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+      if (status >= 500) {
+        this.#span.setStatus({ code: SpanStatusCode.ERROR, message: code as string | undefined });
+      }
     }
     if (!this.#pending || this.#finished) this.#end();
   }
 
   threw(error: unknown): void {
     const type = errorType(error);
-    this.#instruments.deliveries.add(`failed threw ${type}`, () => ({
-      [ATTR.outcome]: 'failed',
-      [ATTR.errorType]: type,
-    }));
-    if (this.#context !== undefined) {
+    this.#shared.instruments.deliveries.other('failed', undefined, type, undefined).count++;
+    if (this.#recording) {
       this.#span.setAttribute(ATTR.outcome, 'failed');
       this.#span.setAttribute(ATTR.errorType, type);
       this.#span.recordException(error instanceof Error ? error : errorMessage(error));
@@ -301,7 +388,7 @@ export class OtelDeliveryObserver implements DeliveryObserver {
 
   finished(error: WebhookHandlerError | undefined): void {
     this.#finished = true;
-    if (error !== undefined && this.#context !== undefined) {
+    if (error !== undefined && this.#recording) {
       this.#span.setAttribute(ATTR.handlersFailed, error.errors.length);
       this.#span.setAttribute(ATTR.errorType, error.code);
       this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });

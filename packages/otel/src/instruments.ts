@@ -31,22 +31,86 @@ export class ActiveHandlers {
   }
 }
 
+/** One attribute set of the deliveries counter: its attributes (built once) and its count. */
+export interface DeliveryEntry {
+  readonly attributes: Attributes;
+  count: number;
+}
+
+function entry(attributes: Attributes): DeliveryEntry {
+  return { attributes: Object.freeze(attributes), count: 0 };
+}
+
 /**
  * Deliveries answered, by their attribute set: counted here and read by the meter when it collects,
- * so a delivery costs one Map lookup by a short key instead of a recording with attribute hashing.
- * Attribute sets are few (outcome × code × event type), so the Map stays small.
+ * so a delivery costs a Map lookup instead of a recording with attribute hashing. Each set's attributes
+ * are built once and reused for the answer-duration histogram, so a delivery allocates none. Sets are
+ * few (outcome × code × event type), so the Maps stay small.
  */
 export class DeliveryTally {
-  readonly #byKey = new Map<string, { attributes: Attributes; count: number }>();
+  /** Verified deliveries answered 200, by event type: the hot path, found without building a key. */
+  readonly #accepted = new Map<string, Record<'received' | 'duplicate' | 'ignored', DeliveryEntry>>();
+  /** Every other answer, by a key of its attributes. */
+  readonly #other = new Map<string, DeliveryEntry>();
 
-  add(key: string, attributes: () => Attributes): void {
-    const entry = this.#byKey.get(key);
-    if (entry !== undefined) entry.count++;
-    else this.#byKey.set(key, { attributes: attributes(), count: 1 });
+  accepted(outcome: 'received' | 'duplicate' | 'ignored', eventType: string): DeliveryEntry {
+    let byOutcome = this.#accepted.get(eventType);
+    if (byOutcome === undefined) {
+      const set = (o: string) =>
+        entry({ [ATTR.outcome]: o, [ATTR.httpStatus]: 200, [ATTR.eventType]: eventType });
+      byOutcome = { received: set('received'), duplicate: set('duplicate'), ignored: set('ignored') };
+      this.#accepted.set(eventType, byOutcome);
+    }
+    return byOutcome[outcome];
+  }
+
+  /** Any other answer (`status` undefined: `handle` threw, there is no answer). */
+  other(
+    outcome: string,
+    status: number | undefined,
+    code: string | undefined,
+    eventType: string | undefined,
+  ): DeliveryEntry {
+    const key = `${outcome} ${status} ${code} ${eventType}`;
+    let found = this.#other.get(key);
+    if (found === undefined) {
+      const attributes: Attributes = { [ATTR.outcome]: outcome };
+      if (status !== undefined) attributes[ATTR.httpStatus] = status;
+      if (code !== undefined) attributes[ATTR.errorType] = code;
+      if (eventType !== undefined) attributes[ATTR.eventType] = eventType;
+      found = entry(attributes);
+      this.#other.set(key, found);
+    }
+    return found;
   }
 
   observe(report: (value: number, attributes: Attributes) => void): void {
-    for (const { attributes, count } of this.#byKey.values()) report(count, attributes);
+    for (const byOutcome of this.#accepted.values()) {
+      for (const { attributes, count } of Object.values(byOutcome)) if (count > 0) report(count, attributes);
+    }
+    for (const { attributes, count } of this.#other.values()) report(count, attributes);
+  }
+}
+
+/**
+ * Attribute sets built once per key and reused for every recording with them (handler names by event
+ * type, store operations by result), so the hot path allocates none.
+ */
+export class AttributeSets {
+  readonly #byKey = new Map<string, Map<string, Attributes>>();
+
+  get(a: string, b: string, build: () => Attributes): Attributes {
+    let inner = this.#byKey.get(a);
+    if (inner === undefined) {
+      inner = new Map();
+      this.#byKey.set(a, inner);
+    }
+    let found = inner.get(b);
+    if (found === undefined) {
+      found = Object.freeze(build());
+      inner.set(b, found);
+    }
+    return found;
   }
 }
 
@@ -56,6 +120,10 @@ export interface Instruments {
   handlerDuration: Histogram<Attributes>;
   handlersActive: ActiveHandlers;
   storeDuration: Histogram<Attributes>;
+  /** `handlerDuration`'s attributes by event type and handler name. */
+  handlerSets: AttributeSets;
+  /** `storeDuration`'s attributes by operation and result. */
+  storeSets: AttributeSets;
 }
 
 export function createInstruments(meter: Meter): Instruments {
@@ -87,9 +155,12 @@ export function createInstruments(meter: Meter): Instruments {
     }),
     handlersActive: active,
     storeDuration: meter.createHistogram(METRIC.storeDuration, {
-      description: 'Time one dedupe store operation (or the dispatch) took, by operation and result.',
+      description:
+        'Time one asynchronous dedupe store operation (or the dispatch) took, by operation and result.',
       unit: 's',
       advice: { explicitBucketBoundaries: FAST_BUCKETS },
     }),
+    handlerSets: new AttributeSets(),
+    storeSets: new AttributeSets(),
   };
 }

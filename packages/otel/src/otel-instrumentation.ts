@@ -1,6 +1,6 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { Instrumentation } from '@sms-webhooks/core/adapter';
-import { deliveryAttributes, OtelDeliveryObserver } from './delivery-observer.js';
+import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
 import { createInstruments } from './instruments.js';
 import { runQueued } from './queued-run.js';
 
@@ -14,6 +14,12 @@ export interface OtelInstrumentationOptions {
    * has no stand-in that picks up a provider set later).
    */
   meterProvider?: MeterProvider;
+  /**
+   * `'delivery'` (default): one span per delivery, its steps (claim, each handler, complete) as events
+   * on it, the handlers running with it active. `'full'`: also a child span per handler, in whose context
+   * it runs, and the latency of synchronous store operations (MemoryStore) too.
+   */
+  detail?: 'delivery' | 'full';
 }
 
 /**
@@ -24,27 +30,31 @@ export interface OtelInstrumentationOptions {
 export function otelInstrumentation(options: OtelInstrumentationOptions = {}): Instrumentation {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(
-      '@sms-webhooks/otel: otelInstrumentation(options) takes an object: { tracerProvider?, meterProvider? }.',
+      '@sms-webhooks/otel: otelInstrumentation(options) takes an object: { tracerProvider?, meterProvider?, detail? }.',
     );
   }
-  const { tracerProvider, meterProvider } = options;
+  const { tracerProvider, meterProvider, detail = 'delivery' } = options;
   if (tracerProvider !== undefined && typeof tracerProvider.getTracer !== 'function') {
     throw new TypeError('@sms-webhooks/otel: `tracerProvider` must have getTracer() (a TracerProvider).');
   }
   if (meterProvider !== undefined && typeof meterProvider.getMeter !== 'function') {
     throw new TypeError('@sms-webhooks/otel: `meterProvider` must have getMeter() (a MeterProvider).');
   }
+  if (detail !== 'delivery' && detail !== 'full') {
+    throw new TypeError(
+      `@sms-webhooks/otel: \`detail\` is 'delivery' (the default) or 'full', not ${JSON.stringify(detail)}.`,
+    );
+  }
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
   const instruments = createInstruments(
     (meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE),
   );
+  const shared = new ObserverShared(tracer, instruments, { full: detail === 'full' });
   return {
-    startDelivery: (headers, receiver) => new OtelDeliveryObserver(tracer, instruments, headers, receiver),
+    startDelivery: (headers, receiver) => new OtelDeliveryObserver(shared, headers, receiver),
     runQueued: (run, call) => runQueued(tracer, run, call),
     refused(code, status) {
-      instruments.deliveries.add(`refused ${status} ${code} undefined`, () =>
-        deliveryAttributes('refused', status, code, undefined),
-      );
+      instruments.deliveries.other('refused', status, code, undefined).count++;
     },
   };
 }

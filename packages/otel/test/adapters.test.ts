@@ -19,7 +19,10 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
   let running: Running | undefined;
   let receiver: Receiver;
 
-  async function start(options: Partial<ReceiverOptions> = {}): Promise<string> {
+  async function start(
+    options: Partial<ReceiverOptions> = {},
+    detail?: 'delivery' | 'full',
+  ): Promise<string> {
     t = telemetry();
     receiver = createReceiver({
       secret,
@@ -27,6 +30,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
       instrumentation: otelInstrumentation({
         tracerProvider: t.tracerProvider,
         meterProvider: t.meterProvider,
+        detail,
       }),
       ...options,
     });
@@ -47,7 +51,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     await t.shutdown();
   });
 
-  it("received: a delivery span with claim and complete events, a handler span under which the handler's own span nests; metrics", async () => {
+  it("received: one delivery span with its attributes and no step events, the handler's own span nested under it; metrics", async () => {
     const url = await start();
     const tracer = t.tracerProvider.getTracer('app');
     receiver.on('message.delivered', async function saveStatus() {
@@ -57,7 +61,6 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
     expect(await post(url, d)).toBe(200);
 
-    const spans = t.spans();
     const delivery = t.span(SPAN.delivery);
     expect(delivery.attributes).toMatchObject({
       [ATTR.httpMethod]: 'POST',
@@ -73,18 +76,10 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     });
     expect(delivery.attributes[ATTR.errorType]).toBeUndefined();
     expect(delivery.status.code).toBe(0);
-    // The claim, then the answer (handlers run after it), then the handler's complete.
-    expect(delivery.events.map((e) => e.name)).toEqual([
-      'sms_webhooks.claim',
-      'sms_webhooks.answered',
-      'sms_webhooks.complete',
-    ]);
-    expect(delivery.events[0]!.attributes).toMatchObject({ [ATTR.storeResult]: 'claimed' });
-    expect(delivery.events[0]!.attributes![ATTR.storeDuration]).toBeTypeOf('number');
-    expect(delivery.events[2]!.attributes).toMatchObject({ [ATTR.storeResult]: 'done' });
-    expect(childrenOf(spans, delivery).map((s) => s.name)).toEqual(['sms-webhooks handler saveStatus']);
-    const handler = t.span('sms-webhooks handler saveStatus');
-    expect(childrenOf(spans, handler).map((s) => s.name)).toEqual(['db write']);
+    // Nothing went wrong, so no event; the span ends once the handler ran (respond: 'immediately').
+    expect(delivery.events).toEqual([]);
+    expect(t.spans().map((s) => s.name)).toEqual(['db write', SPAN.delivery]);
+    expect(childrenOf(t.spans(), delivery).map((s) => s.name)).toEqual(['db write']);
 
     expect(
       await t.total(METRIC.deliveries, {
@@ -100,15 +95,59 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
         [ATTR.handlerName]: 'saveStatus',
       }),
     ).toBe(1);
+    // MemoryStore answers synchronously, in a microsecond or two: no store latency by default.
+    expect(await t.points(METRIC.storeDuration)).toEqual([]);
+    // Up by one while the handler ran, down by one after: 0 now, with a point for the type.
+    const active = await t.points(METRIC.handlersActive);
+    expect(active.map((p) => [p.attributes[ATTR.eventType], p.value])).toEqual([['message.delivered', 0]]);
+  });
+
+  it("detail: 'full': claim, answered and complete events, a handler span under which the handler's own span nests; store latency", async () => {
+    const url = await start({}, 'full');
+    const tracer = t.tracerProvider.getTracer('app');
+    receiver.on('message.delivered', async function saveStatus() {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      tracer.startActiveSpan('db write', (span) => span.end());
+    });
+    const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
+    expect(await post(url, d)).toBe(200);
+
+    const spans = t.spans();
+    const delivery = t.span(SPAN.delivery);
+    expect(delivery.attributes).toMatchObject({
+      [ATTR.messageId]: d.event.id,
+      [ATTR.attempt]: 2,
+      [ATTR.outcome]: 'received',
+    });
+    // The claim, then the answer (handlers run after it), the handler, then its complete.
+    expect(delivery.events.map((e) => e.name)).toEqual([
+      'sms_webhooks.claim',
+      'sms_webhooks.answered',
+      'sms_webhooks.complete',
+    ]);
+    expect(delivery.events[0]!.attributes).toMatchObject({ [ATTR.storeResult]: 'claimed' });
+    expect(delivery.events[0]!.attributes![ATTR.storeDuration]).toBeTypeOf('number');
+    expect(delivery.events[2]!.attributes).toMatchObject({ [ATTR.storeResult]: 'done' });
+    expect(childrenOf(spans, delivery).map((s) => s.name)).toEqual(['sms-webhooks handler saveStatus']);
+    const handler = t.span('sms-webhooks handler saveStatus');
+    expect(handler.attributes).toMatchObject({
+      [ATTR.eventType]: 'message.delivered',
+      [ATTR.handlerName]: 'saveStatus',
+    });
+    expect(childrenOf(spans, handler).map((s) => s.name)).toEqual(['db write']);
+
     expect(
       await t.total(METRIC.storeDuration, { [ATTR.storeOperation]: 'claim', [ATTR.storeResult]: 'claimed' }),
     ).toBe(1);
     expect(
       await t.total(METRIC.storeDuration, { [ATTR.storeOperation]: 'complete', [ATTR.storeResult]: 'done' }),
     ).toBe(1);
-    // Up by one while the handler ran, down by one after: 0 now, with a point for the type.
-    const active = await t.points(METRIC.handlersActive);
-    expect(active.map((p) => [p.attributes[ATTR.eventType], p.value])).toEqual([['message.delivered', 0]]);
+    expect(
+      await t.total(METRIC.handlerDuration, {
+        [ATTR.eventType]: 'message.delivered',
+        [ATTR.handlerName]: 'saveStatus',
+      }),
+    ).toBe(1);
   });
 
   it('handlers running: the UpDownCounter reads 1 while a handler runs', async () => {
@@ -136,7 +175,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
   });
 
   it('duplicate: the second delivery of an event ends at its claim, counted as duplicate', async () => {
-    const url = await start();
+    const url = await start({}, 'full');
     receiver.on('message.delivered', () => {});
     const d = createTestDelivery('message.delivered', { secret });
     expect(await post(url, d)).toBe(200);
@@ -215,8 +254,8 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     ).toBe(1);
   });
 
-  it("handler failure with 'after-handlers': 500 handler_failed, exception on the handler span, release", async () => {
-    const url = await start({ respond: 'after-handlers' });
+  it("handler failure with 'after-handlers' and detail 'full': 500 handler_failed, exception on the handler span, release", async () => {
+    const url = await start({ respond: 'after-handlers' }, 'full');
     receiver.on('message.failed', async function notifyOps() {
       throw new TypeError('pager down');
     });
@@ -250,7 +289,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     ).toBe(1);
   });
 
-  it("handler failure with 'immediately': 200 received, and the span ends in error after the handler", async () => {
+  it("handler failure with 'immediately': 200 received, the span ends in error after the handler, with a handler and an exception event", async () => {
     const url = await start();
     receiver.on('message.failed', () => {
       throw new Error('later');
@@ -264,6 +303,14 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
       [ATTR.handlersFailed]: 1,
     });
     expect(delivery.status.code).toBe(2);
+    // By default the failure is the only event: which handler, and its exception.
+    expect(delivery.events.map((e) => e.name)).toEqual(['sms_webhooks.handler', 'exception']);
+    expect(delivery.events[0]!.attributes).toEqual({
+      [ATTR.handlerName]: 'anonymous',
+      [ATTR.errorType]: 'Error',
+    });
+    expect(delivery.events[1]!.attributes).toMatchObject({ 'exception.message': 'later' });
+    expect(childrenOf(t.spans(), delivery)).toEqual([]);
     expect(
       await t.total(METRIC.handlerDuration, { [ATTR.handlerName]: 'anonymous', [ATTR.errorType]: 'Error' }),
     ).toBe(1);

@@ -4,6 +4,7 @@
  * ('ready' with the port, 'stats', 'close'), plus the number of spans the SDK exported.
  */
 import type { Server } from 'node:http';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { createReceiver, type Instrumentation, MemoryStore } from '@sms-webhooks/core';
 import { otelInstrumentation } from '@sms-webhooks/otel';
 import { BENCH_SECRET } from '../../../test/bench/lib/fixtures.js';
@@ -11,9 +12,17 @@ import { counters, type Framework } from '../../../test/bench/servers/contenders
 import { expressApp } from '../../../test/bench/servers/express-app.js';
 import { fastifyApp } from '../../../test/bench/servers/fastify-app.js';
 import { koaApp } from '../../../test/bench/servers/koa-app.js';
-import { telemetry } from './telemetry.js';
+import { telemetry, useAsyncContext } from './telemetry.js';
 
-export type Instrumented = 'none' | 'no-sdk' | 'sdk';
+/**
+ * - `none`: no `instrumentation` option;
+ * - `no-sdk`: `otelInstrumentation()` with nothing registered (the API's no-ops);
+ * - `context`: no instrumentation, but the SDK's async context manager registered and in use, as
+ *   any SDK set-up has it: what the context manager alone costs every request;
+ * - `sdk`: `otelInstrumentation()` and the SDK as an application sets it up, in-memory exporters;
+ * - `sdk-full`: the same with `detail: 'full'`.
+ */
+export type Instrumented = 'none' | 'no-sdk' | 'context' | 'sdk' | 'sdk-full';
 
 export interface OtelServerConfig {
   framework: Framework;
@@ -28,15 +37,21 @@ async function main(): Promise<void> {
   let pending = async () => 0;
   let instrumentation: Instrumentation | undefined;
   let shutdown = async () => {};
-  if (config.instrumented === 'no-sdk') {
+  if (config.instrumented === 'context') {
+    // Node 20's AsyncLocalStorage hooks every promise from its first use on, which the SDK's span
+    // processors make when they export (context.with, to suppress tracing of the export).
+    useAsyncContext();
+    context.with(ROOT_CONTEXT, () => {});
+  } else if (config.instrumented === 'no-sdk') {
     // The global API with nothing registered: its no-op tracer and meter.
     instrumentation = otelInstrumentation();
-  } else if (config.instrumented === 'sdk') {
+  } else if (config.instrumented === 'sdk' || config.instrumented === 'sdk-full') {
     // As an application sets it up: the async context manager and a batching span processor.
     const t = telemetry({ batch: true });
     instrumentation = otelInstrumentation({
       tracerProvider: t.tracerProvider,
       meterProvider: t.meterProvider,
+      detail: config.instrumented === 'sdk-full' ? 'full' : 'delivery',
     });
     // The in-memory exporter keeps every span: count and drop them so the heap does not grow all run.
     pending = async () => {

@@ -41,7 +41,7 @@ describe('packages/otel/README.md', () => {
       });
       expect(stdout).toContain('README-ANSWER 200');
       expect(stdout).toContain("name: 'sms-webhooks delivery'");
-      expect(stdout).toContain("name: 'sms-webhooks handler anonymous'");
+      expect(stdout).toContain("'sms_webhooks.outcome': 'received'");
       expect(stdout).toMatch(/\+\d+ got msg_/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -8,12 +8,18 @@ import type { HttpProfile } from './http.js';
 
 const SERVER = new URL('../../../packages/otel/test/bench-server.ts', import.meta.url);
 const LIMIT = 1024 * 1024;
-const CONTENDERS: Instrumented[] = ['none', 'no-sdk', 'sdk'];
+const CONTENDERS: Instrumented[] = ['none', 'no-sdk', 'context', 'sdk', 'sdk-full'];
+/** The bar's contenders, in each framework's table; the others go to the breakdown table. */
+const MAIN: Instrumented[] = ['none', 'no-sdk', 'sdk'];
 const LABEL: Record<Instrumented, string> = {
   none: 'no instrumentation',
   'no-sdk': 'otelInstrumentation(), no SDK registered',
+  context: 'no instrumentation, the SDK context manager in use',
   sdk: 'otelInstrumentation() + SDK, in-memory exporters',
+  'sdk-full': "the same, detail: 'full'",
 };
+/** Spans each delivery must produce: the delivery's, and with 'full' its handler's. */
+const SPANS: Record<Instrumented, number> = { none: 0, 'no-sdk': 0, context: 0, sdk: 1, 'sdk-full': 2 };
 
 interface Running {
   config: OtelServerConfig;
@@ -30,11 +36,13 @@ async function start(config: OtelServerConfig): Promise<Running> {
 /**
  * Issue 18's cost bar: the HTTP suite's load (fresh signed events, a handler each after the ack) on
  * a receiver without instrumentation, with `otelInstrumentation()` and no SDK (the API's no-op), and
- * with the SDK recording every span and metric into in-memory exporters.
+ * with the SDK recording every span and metric into in-memory exporters; and what that cost is made of
+ * (the SDK's context manager alone, and `detail: 'full'`).
  */
 export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
   const started = performance.now();
   const tables: Table[] = [];
+  const breakdown: string[][] = [];
   const bars: BarCheck[] = [];
   const problems: string[] = [];
   const load = await startLoadRunner();
@@ -48,6 +56,7 @@ export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
         const rps = new Map<Instrumented, number[]>(CONTENDERS.map((c) => [c, []]));
         const p99 = new Map<Instrumented, number[]>(CONTENDERS.map((c) => [c, []]));
         const sent = new Map<Instrumented, number>(CONTENDERS.map((c) => [c, 0]));
+        const cpu = new Map<Instrumented, number>();
         const fire = async (server: Running, amount: number, timed: boolean) => {
           const r = await load.run({
             url: server.url,
@@ -74,31 +83,43 @@ export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
         }
         for (const server of servers) {
           const c = server.config.instrumented;
-          const stats = await request<{ accepted: number; spans: number }>(
+          const stats = await request<{ accepted: number; spans: number; cpuMicros: number }>(
             server.child,
             { type: 'stats' },
             'stats',
           );
+          cpu.set(c, stats.cpuMicros / sent.get(c)!);
           if (stats.accepted !== sent.get(c)) {
             problems.push(`${framework}/${c}: sent ${sent.get(c)}, handled ${stats.accepted}`);
           }
-          // Two spans per delivery (the delivery and its handler's): proof the SDK recorded them.
-          if (c === 'sdk' && stats.spans !== 2 * sent.get(c)!) {
-            problems.push(`${framework}/sdk: ${stats.spans} spans for ${sent.get(c)} deliveries, not 2 each`);
+          // Proof the SDK recorded every delivery, and nothing was recorded without it.
+          if (stats.spans !== SPANS[c] * sent.get(c)!) {
+            problems.push(
+              `${framework}/${c}: ${stats.spans} spans for ${sent.get(c)} deliveries, not ${SPANS[c]} each`,
+            );
           }
-          if (c !== 'sdk' && stats.spans !== 0) problems.push(`${framework}/${c}: ${stats.spans} spans`);
         }
         const m = (c: Instrumented) => median(rps.get(c)!);
         tables.push({
           title: `HTTP, ${framework} (${profile.connections} connections, ${profile.bodyBytes} B events, ${profile.amount} requests per run, median of ${profile.rounds})`,
-          columns: ['receiver', 'req/s', 'p99 ms', 'this / none'],
-          rows: CONTENDERS.map((c) => [
+          columns: ['receiver', 'req/s', 'p99 ms', 'this / none', 'server CPU µs/req'],
+          rows: MAIN.map((c) => [
             LABEL[c],
             formatRate(m(c)),
             median(p99.get(c)!).toFixed(1),
             formatRatio(m(c) / m('none')),
+            cpu.get(c)!.toFixed(0),
           ]),
         });
+        for (const c of CONTENDERS.filter((c) => !MAIN.includes(c))) {
+          breakdown.push([
+            framework,
+            LABEL[c],
+            formatRate(m(c)),
+            formatRatio(m(c) / m('none')),
+            cpu.get(c)!.toFixed(0),
+          ]);
+        }
         bars.push(bar(`${framework}: SDK + in-memory exporters vs none`, m('sdk') / m('none'), 0.85));
       } finally {
         await Promise.all(servers.map((s) => stopChild(s.child)));
@@ -107,6 +128,11 @@ export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
   } finally {
     await load.stop();
   }
+  tables.push({
+    title: 'What the cost is made of: the context manager alone, and the full detail',
+    columns: ['framework', 'receiver', 'req/s', 'this / none', 'server CPU µs/req'],
+    rows: breakdown,
+  });
   tables.push(barsTable(bars));
   return {
     id: 'otel',
@@ -114,8 +140,9 @@ export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
     tables,
     bars,
     notes: [
-      "Three servers per framework, each in its own process: the same receiver (MemoryStore, respond: 'immediately', a no-op handler) without instrumentation, with otelInstrumentation() and no SDK, and with the SDK as an application sets it up (AsyncLocalStorage context manager, BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider with a pull reader).",
-      'The SDK server counts and drops its exported spans every 200 ms so its heap does not grow; every delivery must produce two spans (the delivery and its handler).',
+      "Five servers per framework, each in its own process, the same receiver (MemoryStore, respond: 'immediately', a no-op handler): without instrumentation; with otelInstrumentation() and no SDK; without instrumentation but with the SDK's context manager in use (Node 20's AsyncLocalStorage then hooks every promise: the part of the SDK's cost no instrumentation can avoid); with otelInstrumentation() and the SDK as an application sets it up (AsyncLocalStorage context manager, BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider with a pull reader); and the same with detail: 'full'.",
+      'The SDK servers count and drop their exported spans every 200 ms so their heaps do not grow; every delivery must produce one span (the delivery), two with detail: full (and its handler).',
+      'server CPU µs/req: the server process (every thread, kernel time included) over all its requests, warm-up included. Steadier than req/s on shared cores, which also moves with the load generator on the same cores.',
       ...problems.map((p) => `PROBLEM: ${p}`),
     ],
     seconds: (performance.now() - started) / 1000,

@@ -1,0 +1,131 @@
+import {
+  type ClaimResult,
+  createReceiver,
+  createTestDelivery,
+  type DedupeStore,
+  MemoryStore,
+} from '@sms-webhooks/core';
+import { ATTR, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Telemetry, telemetry } from './telemetry.js';
+
+const secret = 'whsec_otel_detail_tests_0123456789abcdef';
+const quiet = { warn() {}, error() {} };
+
+/** A MemoryStore that answers on a later turn, as a networked store does, or as told. */
+class LaterStore implements DedupeStore {
+  readonly localKeys = true;
+  readonly #memory = new MemoryStore();
+  claimError: Error | undefined;
+  completeAnswer: boolean | undefined;
+
+  async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    if (this.claimError) throw this.claimError;
+    return this.#memory.claim(key, token, leaseMs);
+  }
+  async complete(key: string, token: string, retainMs: number): Promise<boolean> {
+    return this.completeAnswer ?? this.#memory.complete(key, token, retainMs);
+  }
+  async release(key: string, token: string): Promise<boolean> {
+    return this.#memory.release(key, token);
+  }
+}
+
+describe('@sms-webhooks/otel: what the default records, and what it leaves to detail: full', () => {
+  let t: Telemetry;
+  afterEach(() => t.shutdown());
+
+  function receiverWith(store: DedupeStore, onStoreError: 'reject' | 'process' = 'reject') {
+    t = telemetry();
+    const receiver = createReceiver({
+      secret,
+      store,
+      onStoreError,
+      logger: quiet,
+      instrumentation: otelInstrumentation({
+        tracerProvider: t.tracerProvider,
+        meterProvider: t.meterProvider,
+      }),
+    });
+    receiver.on('message.delivered', () => {});
+    return receiver;
+  }
+
+  async function deliver(receiver: ReturnType<typeof receiverWith>): Promise<number> {
+    const d = createTestDelivery('message.delivered', { secret });
+    const res = await receiver.handle({ rawBody: d.body, headers: d.headers });
+    await receiver.drain();
+    return res.status;
+  }
+
+  it('an asynchronous store: its latency by operation and result, still no event', async () => {
+    const receiver = receiverWith(new LaterStore());
+    expect(await deliver(receiver)).toBe(200);
+    expect(t.span(SPAN.delivery).events).toEqual([]);
+    const claims = await t.points(METRIC.storeDuration);
+    expect(claims.map((p) => p.attributes)).toEqual([
+      { [ATTR.storeOperation]: 'claim', [ATTR.store]: 'LaterStore', [ATTR.storeResult]: 'claimed' },
+      { [ATTR.storeOperation]: 'complete', [ATTR.store]: 'LaterStore', [ATTR.storeResult]: 'done' },
+    ]);
+    // The claim waited a 2 ms timer: the histogram saw it.
+    expect(await t.total(METRIC.storeDuration, { [ATTR.storeOperation]: 'claim' })).toBe(1);
+    const claim = claims[0]!.value as { sum: number };
+    expect(claim.sum).toBeGreaterThan(0.001);
+  });
+
+  it('a claim no longer held when completing: a `sms_webhooks.complete` event with `not_held`', async () => {
+    const store = new LaterStore();
+    store.completeAnswer = false;
+    const receiver = receiverWith(store);
+    expect(await deliver(receiver)).toBe(200);
+    const delivery = t.span(SPAN.delivery);
+    expect(delivery.events.map((e) => e.name)).toEqual(['sms_webhooks.complete']);
+    expect(delivery.events[0]!.attributes).toMatchObject({ [ATTR.storeResult]: 'not_held' });
+    expect(delivery.events[0]!.attributes![ATTR.storeDuration]).toBeTypeOf('number');
+  });
+
+  it('a store that fails the claim: a `sms_webhooks.claim` event with its error type, the exception, 503', async () => {
+    const store = new LaterStore();
+    store.claimError = Object.assign(new Error('connection reset'), { code: 'ECONNRESET' });
+    const receiver = receiverWith(store);
+    expect(await deliver(receiver)).toBe(503);
+    const delivery = t.span(SPAN.delivery);
+    expect(delivery.events.map((e) => e.name)).toEqual(['sms_webhooks.claim', 'exception']);
+    expect(delivery.events[0]!.attributes).toMatchObject({ [ATTR.errorType]: 'ECONNRESET' });
+    expect(delivery.attributes).toMatchObject({
+      [ATTR.outcome]: 'failed',
+      [ATTR.errorType]: 'store_unavailable',
+    });
+    expect(delivery.status.code).toBe(2);
+    expect(
+      await t.total(METRIC.storeDuration, { [ATTR.storeOperation]: 'claim', [ATTR.errorType]: 'ECONNRESET' }),
+    ).toBe(1);
+  });
+
+  it('counts each answer under one attribute set, built once: many deliveries, one point per outcome', async () => {
+    const receiver = receiverWith(new MemoryStore());
+    for (let i = 0; i < 5; i++) expect(await deliver(receiver)).toBe(200);
+    const d = createTestDelivery('message.delivered', { secret });
+    for (let i = 0; i < 2; i++) {
+      await receiver.handle({ rawBody: d.body, headers: d.headers });
+      await receiver.drain();
+    }
+    const points = await t.points(METRIC.deliveries);
+    expect(points.map((p) => [p.attributes[ATTR.outcome], p.value])).toEqual([
+      ['received', 6],
+      ['duplicate', 1],
+    ]);
+    const answers = await t.points(METRIC.answerDuration);
+    expect(answers.map((p) => [p.attributes[ATTR.outcome], (p.value as { count: number }).count])).toEqual([
+      ['received', 6],
+      ['duplicate', 1],
+    ]);
+  });
+
+  it("refuses a `detail` that is neither 'delivery' nor 'full', saying what it takes", () => {
+    expect(() => otelInstrumentation({ detail: 'steps' as never })).toThrow(
+      /`detail` is 'delivery' \(the default\) or 'full', not "steps"/,
+    );
+  });
+});
