@@ -136,13 +136,13 @@ export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
   tables.push(barsTable(bars));
   return {
     id: 'otel',
-    title: '6. OpenTelemetry cost over HTTP',
+    title: '7. OpenTelemetry cost over HTTP',
     tables,
     bars,
     notes: [
       "Five servers per framework, each in its own process, the same receiver (MemoryStore, respond: 'immediately', a no-op handler): without instrumentation; with otelInstrumentation() and no SDK; without instrumentation but with the SDK's context manager in use (Node 20's AsyncLocalStorage then hooks every promise: the part of the SDK's cost no instrumentation can avoid); with otelInstrumentation() and the SDK as an application sets it up (AsyncLocalStorage context manager, BatchSpanProcessor into an InMemorySpanExporter, a MeterProvider with a pull reader); and the same with detail: 'full'.",
       'The SDK servers count and drop their exported spans every 200 ms so their heaps do not grow; every delivery must produce one span (the delivery), two with detail: full (and its handler).',
-      'server CPU µs/req: the server process (every thread, kernel time included) over all its requests, warm-up included. Steadier than req/s on shared cores, which also moves with the load generator on the same cores.',
+      "server CPU µs/req: the server process's CPU time (every thread, kernel time included) over all its requests, warm-up included: what the main-thread instruction counts (packages/otel/test/bench-instructions.ts) leave out. It moves with the machine's load too.",
       ...problems.map((p) => `PROBLEM: ${p}`),
     ],
     seconds: (performance.now() - started) / 1000,
