@@ -72,8 +72,6 @@ export interface ObserverConfig {
 interface PerReceiver {
   readonly server: SpanOptions;
   readonly internal: SpanOptions;
-  /** A synchronous store's event attributes by result: the same few objects every time. */
-  readonly storeEvents: Map<string, Attributes>;
 }
 
 /** One instrumentation's tracer, instruments and settings, shared by the observers it starts. */
@@ -99,7 +97,6 @@ export class ObserverShared {
       found = {
         server: { kind: SpanKind.SERVER, attributes },
         internal: { kind: SpanKind.INTERNAL, attributes },
-        storeEvents: new Map(),
       };
       this.#perReceiver.set(receiver, found);
     }
@@ -108,15 +105,14 @@ export class ObserverShared {
 }
 
 /**
- * Follows one delivery: its span and its metric points. By default one span, with its steps as events
- * (claim, each handler, complete or release); with `detail: 'full'` a child span per handler as well.
+ * Follows one delivery: its span and its metric points. By default one span, with events only for what
+ * went wrong; with `detail: 'full'` an event for each step and a child span per handler as well.
  * When the span does not record (no SDK, or sampled out) no event or child span is made and no context
  * is switched; the metrics are still recorded, since they do not depend on sampling.
  */
 export class OtelDeliveryObserver implements DeliveryObserver {
   readonly #shared: ObserverShared;
   readonly #receiver: InstrumentedReceiver;
-  readonly #perReceiver: PerReceiver;
   readonly #span: Span;
   readonly #recording: boolean;
   readonly #parent: Context;
@@ -134,7 +130,6 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     this.#shared = shared;
     this.#receiver = receiver;
     const perReceiver = shared.forReceiver(receiver);
-    this.#perReceiver = perReceiver;
     const parent = context.active();
     this.#parent = parent;
     // Under an HTTP server span (the HTTP instrumentation's) ours is an inner one; alone, it is the
@@ -243,21 +238,9 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     }
     // By default only what goes wrong gets an event: a store that threw, a claim no longer held.
     if (!this.#shared.config.full && type === undefined && result !== 'not_held') return;
-    let attributes: Attributes;
-    if (timed || type !== undefined) {
-      attributes = { [ATTR.storeDuration]: duration };
-      if (type !== undefined) attributes[ATTR.errorType] = type;
-      else if (result !== undefined) attributes[ATTR.storeResult] = result;
-    } else {
-      const events = this.#perReceiver.storeEvents;
-      const key = result ?? '';
-      let found = events.get(key);
-      if (found === undefined) {
-        found = Object.freeze(result === undefined ? {} : { [ATTR.storeResult]: result });
-        events.set(key, found);
-      }
-      attributes = found;
-    }
+    const attributes: Attributes = timed ? { [ATTR.storeDuration]: duration } : {};
+    if (type !== undefined) attributes[ATTR.errorType] = type;
+    else if (result !== undefined) attributes[ATTR.storeResult] = result;
     this.#span.addEvent(STORE_EVENT[operation], attributes);
     if (type !== undefined) this.#span.recordException(error instanceof Error ? error : errorMessage(error));
   }
