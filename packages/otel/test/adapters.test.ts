@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { type Attributes, trace } from '@opentelemetry/api';
 import {
   createReceiver,
   createTestDelivery,
@@ -45,6 +45,19 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     return res.status;
   }
 
+  /** A named handler that takes 5 ms and makes a span of its own, for the nesting checks. */
+  function onDeliveredSaveStatus(): void {
+    const tracer = t.tracerProvider.getTracer('app');
+    receiver.on('message.delivered', async function saveStatus() {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      tracer.startActiveSpan('db write', (span) => span.end());
+    });
+  }
+
+  async function expectTotal(metric: string, match: Attributes, value = 1): Promise<void> {
+    expect(await t.total(metric, match)).toBe(value);
+  }
+
   afterEach(async () => {
     await running?.close();
     running = undefined;
@@ -53,11 +66,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
 
   it("received: one delivery span with its attributes and no step events, the handler's own span nested under it; metrics", async () => {
     const url = await start();
-    const tracer = t.tracerProvider.getTracer('app');
-    receiver.on('message.delivered', async function saveStatus() {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      tracer.startActiveSpan('db write', (span) => span.end());
-    });
+    onDeliveredSaveStatus();
     const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
     expect(await post(url, d)).toBe(200);
 
@@ -81,20 +90,16 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     expect(t.spans().map((s) => s.name)).toEqual(['db write', SPAN.delivery]);
     expect(childrenOf(t.spans(), delivery).map((s) => s.name)).toEqual(['db write']);
 
-    expect(
-      await t.total(METRIC.deliveries, {
-        [ATTR.outcome]: 'received',
-        [ATTR.eventType]: 'message.delivered',
-        [ATTR.httpStatus]: 200,
-      }),
-    ).toBe(1);
-    expect(await t.total(METRIC.answerDuration, { [ATTR.outcome]: 'received' })).toBe(1);
-    expect(
-      await t.total(METRIC.handlerDuration, {
-        [ATTR.eventType]: 'message.delivered',
-        [ATTR.handlerName]: 'saveStatus',
-      }),
-    ).toBe(1);
+    await expectTotal(METRIC.deliveries, {
+      [ATTR.outcome]: 'received',
+      [ATTR.eventType]: 'message.delivered',
+      [ATTR.httpStatus]: 200,
+    });
+    await expectTotal(METRIC.answerDuration, { [ATTR.outcome]: 'received' });
+    await expectTotal(METRIC.handlerDuration, {
+      [ATTR.eventType]: 'message.delivered',
+      [ATTR.handlerName]: 'saveStatus',
+    });
     // MemoryStore answers synchronously, in a microsecond or two: no store latency by default.
     expect(await t.points(METRIC.storeDuration)).toEqual([]);
     // Up by one while the handler ran, down by one after: 0 now, with a point for the type.
@@ -104,11 +109,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
 
   it("detail: 'full': claim, answered and complete events, a handler span under which the handler's own span nests; store latency", async () => {
     const url = await start({}, 'full');
-    const tracer = t.tracerProvider.getTracer('app');
-    receiver.on('message.delivered', async function saveStatus() {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      tracer.startActiveSpan('db write', (span) => span.end());
-    });
+    onDeliveredSaveStatus();
     const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
     expect(await post(url, d)).toBe(200);
 
@@ -136,18 +137,18 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     });
     expect(childrenOf(spans, handler).map((s) => s.name)).toEqual(['db write']);
 
-    expect(
-      await t.total(METRIC.storeDuration, { [ATTR.storeOperation]: 'claim', [ATTR.storeResult]: 'claimed' }),
-    ).toBe(1);
-    expect(
-      await t.total(METRIC.storeDuration, { [ATTR.storeOperation]: 'complete', [ATTR.storeResult]: 'done' }),
-    ).toBe(1);
-    expect(
-      await t.total(METRIC.handlerDuration, {
-        [ATTR.eventType]: 'message.delivered',
-        [ATTR.handlerName]: 'saveStatus',
-      }),
-    ).toBe(1);
+    await expectTotal(METRIC.storeDuration, {
+      [ATTR.storeOperation]: 'claim',
+      [ATTR.storeResult]: 'claimed',
+    });
+    await expectTotal(METRIC.storeDuration, {
+      [ATTR.storeOperation]: 'complete',
+      [ATTR.storeResult]: 'done',
+    });
+    await expectTotal(METRIC.handlerDuration, {
+      [ATTR.eventType]: 'message.delivered',
+      [ATTR.handlerName]: 'saveStatus',
+    });
   });
 
   it('handlers running: the UpDownCounter reads 1 while a handler runs', async () => {
@@ -168,10 +169,10 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     const res = await fetch(url, { method: 'POST', headers: d.headers, body: d.body });
     expect(res.status).toBe(200);
     await running;
-    expect(await t.total(METRIC.handlersActive, { [ATTR.eventType]: 'message.sent' })).toBe(1);
+    await expectTotal(METRIC.handlersActive, { [ATTR.eventType]: 'message.sent' });
     release();
     await receiver.drain();
-    expect(await t.total(METRIC.handlersActive, { [ATTR.eventType]: 'message.sent' })).toBe(0);
+    await expectTotal(METRIC.handlersActive, { [ATTR.eventType]: 'message.sent' }, 0);
   });
 
   it('duplicate: the second delivery of an event ends at its claim, counted as duplicate', async () => {
@@ -185,8 +186,8 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     expect(deliveries[1]!.events.map((e) => [e.name, e.attributes?.[ATTR.storeResult]])).toEqual([
       ['sms_webhooks.claim', 'completed'],
     ]);
-    expect(await t.total(METRIC.deliveries, { [ATTR.outcome]: 'duplicate' })).toBe(1);
-    expect(await t.total(METRIC.deliveries, { [ATTR.outcome]: 'received' })).toBe(1);
+    await expectTotal(METRIC.deliveries, { [ATTR.outcome]: 'duplicate' });
+    await expectTotal(METRIC.deliveries, { [ATTR.outcome]: 'received' });
   });
 
   it('ignored: no handler for the type, no claim', async () => {
@@ -196,9 +197,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     const delivery = t.span(SPAN.delivery);
     expect(delivery.attributes[ATTR.outcome]).toBe('ignored');
     expect(childrenOf(t.spans(), delivery)).toEqual([]);
-    expect(
-      await t.total(METRIC.deliveries, { [ATTR.outcome]: 'ignored', [ATTR.eventType]: 'message.failed' }),
-    ).toBe(1);
+    await expectTotal(METRIC.deliveries, { [ATTR.outcome]: 'ignored', [ATTR.eventType]: 'message.failed' });
   });
 
   it('in_flight: 409 while another owner holds the claim, with its code', async () => {
@@ -213,9 +212,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
       [ATTR.errorType]: 'in_flight',
       [ATTR.httpStatus]: 409,
     });
-    expect(
-      await t.total(METRIC.deliveries, { [ATTR.outcome]: 'in_flight', [ATTR.errorType]: 'in_flight' }),
-    ).toBe(1);
+    await expectTotal(METRIC.deliveries, { [ATTR.outcome]: 'in_flight', [ATTR.errorType]: 'in_flight' });
   });
 
   it('refused: a bad signature and a GET, each counted with its code; no event attributes', async () => {
@@ -238,20 +235,16 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     expect(delivery.attributes[ATTR.messageId]).toBeUndefined();
     // A 4xx is the client's error: the span's status stays unset, as for HTTP server spans.
     expect(delivery.status.code).toBe(0);
-    expect(
-      await t.total(METRIC.deliveries, {
-        [ATTR.outcome]: 'refused',
-        [ATTR.errorType]: 'signature_mismatch',
-        [ATTR.httpStatus]: 400,
-      }),
-    ).toBe(1);
-    expect(
-      await t.total(METRIC.deliveries, {
-        [ATTR.outcome]: 'refused',
-        [ATTR.errorType]: 'method_not_allowed',
-        [ATTR.httpStatus]: 405,
-      }),
-    ).toBe(1);
+    await expectTotal(METRIC.deliveries, {
+      [ATTR.outcome]: 'refused',
+      [ATTR.errorType]: 'signature_mismatch',
+      [ATTR.httpStatus]: 400,
+    });
+    await expectTotal(METRIC.deliveries, {
+      [ATTR.outcome]: 'refused',
+      [ATTR.errorType]: 'method_not_allowed',
+      [ATTR.httpStatus]: 405,
+    });
   });
 
   it("handler failure with 'after-handlers' and detail 'full': 500 handler_failed, exception on the handler span, release", async () => {
@@ -278,15 +271,11 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     });
     expect(delivery.events.map((e) => e.name)).toEqual(['sms_webhooks.claim', 'sms_webhooks.release']);
     expect(delivery.events[1]!.attributes).toMatchObject({ [ATTR.storeResult]: 'done' });
-    expect(
-      await t.total(METRIC.deliveries, { [ATTR.outcome]: 'failed', [ATTR.errorType]: 'handler_failed' }),
-    ).toBe(1);
-    expect(
-      await t.total(METRIC.handlerDuration, {
-        [ATTR.handlerName]: 'notifyOps',
-        [ATTR.errorType]: 'TypeError',
-      }),
-    ).toBe(1);
+    await expectTotal(METRIC.deliveries, { [ATTR.outcome]: 'failed', [ATTR.errorType]: 'handler_failed' });
+    await expectTotal(METRIC.handlerDuration, {
+      [ATTR.handlerName]: 'notifyOps',
+      [ATTR.errorType]: 'TypeError',
+    });
   });
 
   it("handler failure with 'immediately': 200 received, the span ends in error after the handler, with a handler and an exception event", async () => {
@@ -311,9 +300,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     });
     expect(delivery.events[1]!.attributes).toMatchObject({ 'exception.message': 'later' });
     expect(childrenOf(t.spans(), delivery)).toEqual([]);
-    expect(
-      await t.total(METRIC.handlerDuration, { [ATTR.handlerName]: 'anonymous', [ATTR.errorType]: 'Error' }),
-    ).toBe(1);
+    await expectTotal(METRIC.handlerDuration, { [ATTR.handlerName]: 'anonymous', [ATTR.errorType]: 'Error' });
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 });

@@ -1,26 +1,32 @@
 import { context, type Span, trace } from '@opentelemetry/api';
-import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, type ReceiverOptions } from '@sms-webhooks/core';
 import { ATTR, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { describe, expect, it } from 'vitest';
-import { telemetry } from './telemetry.js';
+import { type Telemetry, telemetry } from './telemetry.js';
 
 const secret = 'whsec_otel_dispatch_tests_0123456789abcd';
 const quiet = { warn() {}, error() {} };
+
+function instrumentedReceiver(t: Telemetry, options: Partial<ReceiverOptions> = {}) {
+  return createReceiver({
+    secret,
+    logger: quiet,
+    instrumentation: otelInstrumentation({
+      tracerProvider: t.tracerProvider,
+      meterProvider: t.meterProvider,
+    }),
+    ...options,
+  });
+}
 
 describe('a dispatched delivery (the queue hand-off)', () => {
   it('runs dispatch inside an `sms-webhooks dispatch` span under the delivery, so a queue sees it active', async () => {
     const t = telemetry();
     let active: Span | undefined;
-    const receiver = createReceiver({
-      secret,
-      logger: quiet,
+    const receiver = instrumentedReceiver(t, {
       dispatch: async () => {
         active = trace.getSpan(context.active());
       },
-      instrumentation: otelInstrumentation({
-        tracerProvider: t.tracerProvider,
-        meterProvider: t.meterProvider,
-      }),
     });
     receiver.on('message.delivered', () => {});
     const d = createTestDelivery('message.delivered', { secret });
@@ -37,16 +43,10 @@ describe('a dispatched delivery (the queue hand-off)', () => {
 
   it('a queue that refuses the job: the dispatch span in error, the delivery failed with 503', async () => {
     const t = telemetry();
-    const receiver = createReceiver({
-      secret,
-      logger: quiet,
+    const receiver = instrumentedReceiver(t, {
       dispatch: async () => {
         throw new Error('READONLY You cannot write against a read only replica.');
       },
-      instrumentation: otelInstrumentation({
-        tracerProvider: t.tracerProvider,
-        meterProvider: t.meterProvider,
-      }),
     });
     receiver.on('message.delivered', () => {});
     const d = createTestDelivery('message.delivered', { secret });
@@ -66,14 +66,7 @@ describe('a dispatched delivery (the queue hand-off)', () => {
 
   it("a worker's failed run: the job span in error with the exception, linked to the traceparent it was given", async () => {
     const t = telemetry();
-    const receiver = createReceiver({
-      secret,
-      logger: quiet,
-      instrumentation: otelInstrumentation({
-        tracerProvider: t.tracerProvider,
-        meterProvider: t.meterProvider,
-      }),
-    });
+    const receiver = instrumentedReceiver(t);
     receiver.on('message.failed', async () => {
       throw new RangeError('no such template');
     });
