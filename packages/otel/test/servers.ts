@@ -8,7 +8,7 @@ import { webhookHandler } from '@sms-webhooks/web';
 import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
-import { nodeListener } from '../../../test/web/node-bridge.js';
+import { nodeListener } from '../../../test/helpers/node-bridge.js';
 
 export interface Running {
   url: string;
