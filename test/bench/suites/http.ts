@@ -1,11 +1,12 @@
 import {
   type LoadRunner,
   type RunningServer,
-  serverStats,
   startLoadRunner,
   startServer,
   stopAll,
 } from '../lib/http-harness.js';
+import { inRotation } from '../lib/in-rotation.js';
+import { handledProblem, loadProblem } from '../lib/load-checks.js';
 import { type BarCheck, bar, barsTable, type SuiteResult, type Table } from '../lib/report.js';
 import { formatRate, formatRatio, median } from '../lib/stats.js';
 import type { ContenderName, Framework } from '../servers/contenders.js';
@@ -57,30 +58,21 @@ async function runFramework(
       });
       const s = samples.get(server.config.contender)!;
       s.sent += result.requests;
-      if (result.non2xx || result.errors || result.timeouts || result.reused) {
-        problems.push(
-          `${framework}/${server.config.contender}: ${result.non2xx} non-2xx, ${result.errors} errors, ` +
-            `${result.timeouts} time-outs, ${result.reused} reused ids`,
-        );
-      }
+      const problem = loadProblem(`${framework}/${server.config.contender}`, result);
+      if (problem) problems.push(problem);
       return result;
     };
     for (const server of servers) await fire(server, profile.warmupAmount);
-    for (let round = 0; round < profile.rounds; round++) {
-      for (let k = 0; k < servers.length; k++) {
-        const server = servers[(round + k) % servers.length]!;
-        const result = await fire(server, profile.amount);
-        const s = samples.get(server.config.contender)!;
-        s.rps.push(result.rps);
-        s.p99.push(result.p99);
-      }
-    }
-    // Every request must have reached a handler once: proves the ids were unique and nothing was ignored.
+    await inRotation(profile.rounds, servers, async (server) => {
+      const result = await fire(server, profile.amount);
+      const s = samples.get(server.config.contender)!;
+      s.rps.push(result.rps);
+      s.p99.push(result.p99);
+    });
     for (const server of servers) {
-      const { accepted } = await serverStats(server);
-      const sent = samples.get(server.config.contender)!.sent;
-      if (accepted !== sent)
-        problems.push(`${framework}/${server.config.contender}: sent ${sent}, handled ${accepted}`);
+      const { contender } = server.config;
+      const problem = await handledProblem(`${framework}/${contender}`, server, samples.get(contender)!.sent);
+      if (problem) problems.push(problem);
     }
     return samples;
   } finally {
@@ -104,7 +96,6 @@ export async function runHttp(profile: HttpProfile): Promise<SuiteResult> {
         const theirs = samples.get(c)!.rps;
         return median(samples.get('ours')!.rps.map((r, i) => r / theirs[i]!));
       };
-      const ours = rps('ours');
       tables.push({
         title: `HTTP, ${framework} (${profile.connections} connections, ${profile.bodyBytes} B events, ${profile.amount} requests per run, median of ${profile.rounds})`,
         columns: ['contender', 'req/s', 'p99 ms', 'ours / this'],

@@ -1,4 +1,3 @@
-import { request as httpRequest } from 'node:http';
 import { type DedupeStore, MemoryStore } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
 import { RedisStore } from '@sms-webhooks/redis';
@@ -9,13 +8,10 @@ import { type RedisServer, startRedisServer } from '../../helpers/redis-server.j
 import { createDatabase, type TestDatabase } from '../../postgres/db.js';
 import { forkTs, nextMessage, request } from '../lib/child.js';
 import { signedRequests } from '../lib/fixtures.js';
-import {
-  type RunningServer,
-  serverStats,
-  startLoadRunner,
-  startServer,
-  stopAll,
-} from '../lib/http-harness.js';
+import { type RunningServer, startLoadRunner, startServer, stopAll } from '../lib/http-harness.js';
+import { inRotation } from '../lib/in-rotation.js';
+import { handledProblem, loadProblem } from '../lib/load-checks.js';
+import { post } from '../lib/post.js';
 import { type BarCheck, bar, barsTable, type SuiteResult } from '../lib/report.js';
 import { formatRate, formatRatio, median } from '../lib/stats.js';
 import type { Profile } from '../profiles.js';
@@ -117,18 +113,6 @@ async function startPostgresServer(
   };
 }
 
-function post(url: string, body: Buffer, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /** One request at a time, handler waiting 300 ms: what the store sent before the answer ran before it. */
 async function probeRoundTrips(url: string, client: 'pg' | 'postgres.js', probes: number) {
   const server = await startPostgresServer(url, client, 300);
@@ -187,14 +171,11 @@ export async function runPostgres(profile: PostgresProfile): Promise<SuiteResult
     const pairRates = new Map<string, number[]>(stores.map(([name]) => [name, []]));
     for (const [name, store] of stores)
       await pairsPerSecond(store, Math.min(200, profile.pairs), profile.concurrency, `warm${name}`);
-    for (let round = 0; round < profile.rounds; round++) {
-      for (let k = 0; k < stores.length; k++) {
-        const [name, store] = stores[(round + k) % stores.length]!;
-        pairRates
-          .get(name)!
-          .push(await pairsPerSecond(store, profile.pairs, profile.concurrency, `${round}${k}${name}`));
-      }
-    }
+    await inRotation(profile.rounds, stores, async ([name, store], round, k) => {
+      pairRates
+        .get(name)!
+        .push(await pairsPerSecond(store, profile.pairs, profile.concurrency, `${round}${k}${name}`));
+    });
     const pairMedian = (name: string) => median(pairRates.get(name)!);
 
     // 2. The Express adapter over HTTP, each server in its own process, the load from another.
@@ -228,26 +209,19 @@ export async function runPostgres(profile: PostgresProfile): Promise<SuiteResult
         bodyBytes: profile.bodyBytes,
       });
       sent.set(name, sent.get(name)! + r.requests);
-      if (r.non2xx || r.errors || r.timeouts || r.reused) {
-        notes.push(
-          `PROBLEM: ${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} time-outs, ${r.reused} reused ids`,
-        );
-      }
+      const problem = loadProblem(name, r);
+      if (problem) notes.push(`PROBLEM: ${problem}`);
       if (!timed) return;
       rps.get(name)!.push(r.rps);
       p99.get(name)!.push(r.p99);
     };
     for (const [name, server] of contenders) await fire(name, server, profile.warmupAmount, false);
-    for (let round = 0; round < profile.rounds; round++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const [name, server] = contenders[(round + k) % contenders.length]!;
-        await fire(name, server, profile.amount, true);
-      }
-    }
+    await inRotation(profile.rounds, contenders, ([name, server]) =>
+      fire(name, server, profile.amount, true),
+    );
     for (const [name, server] of contenders) {
-      const { accepted } = await serverStats(server);
-      if (accepted !== sent.get(name))
-        notes.push(`PROBLEM: ${name}: sent ${sent.get(name)}, handled ${accepted}`);
+      const problem = await handledProblem(name, server, sent.get(name)!);
+      if (problem) notes.push(`PROBLEM: ${problem}`);
     }
     await stopAll(servers.splice(0));
 

@@ -1,15 +1,11 @@
-import { request as httpRequest } from 'node:http';
 import { Redis } from 'ioredis';
 import { CLAIM, COMPLETE, RELEASE } from '../../../packages/redis/src/scripts.js';
 import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { signedRequests } from '../lib/fixtures.js';
-import {
-  type RunningServer,
-  serverStats,
-  startLoadRunner,
-  startServer,
-  stopAll,
-} from '../lib/http-harness.js';
+import { type RunningServer, startLoadRunner, startServer, stopAll } from '../lib/http-harness.js';
+import { inRotation } from '../lib/in-rotation.js';
+import { handledProblem, loadProblem } from '../lib/load-checks.js';
+import { post } from '../lib/post.js';
 import { type BarCheck, bar, barsTable, type SuiteResult } from '../lib/report.js';
 import { formatRate, formatRatio, median } from '../lib/stats.js';
 
@@ -72,18 +68,6 @@ function total(counts: Map<string, number>): number {
 
 function describe(counts: Map<string, number>, per: number): string {
   return [...counts].map(([name, n]) => `${name} ${(n / per).toFixed(2)}`).join(', ') || 'none';
-}
-
-function post(url: string, body: Buffer, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers });
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 /**
@@ -164,11 +148,8 @@ export async function runRedis(profile: RedisProfile): Promise<SuiteResult> {
       });
       const store = server.config.store;
       sent.set(store, sent.get(store)! + r.requests);
-      if (r.non2xx || r.errors || r.timeouts || r.reused) {
-        notes.push(
-          `PROBLEM: ${store}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} time-outs, ${r.reused} reused ids`,
-        );
-      }
+      const problem = loadProblem(store, r);
+      if (problem) notes.push(`PROBLEM: ${problem}`);
       if (!timed) return;
       rps.get(store)!.push(r.rps);
       p99.get(store)!.push(r.p99);
@@ -181,15 +162,11 @@ export async function runRedis(profile: RedisProfile): Promise<SuiteResult> {
     };
     for (const server of servers) await fire(server, profile.warmupAmount, false);
     loadCommands = new Map();
-    for (let round = 0; round < profile.rounds; round++) {
-      for (let k = 0; k < servers.length; k++)
-        await fire(servers[(round + k) % servers.length]!, profile.amount, true);
-    }
+    await inRotation(profile.rounds, servers, (server) => fire(server, profile.amount, true));
     for (const server of servers) {
-      const { accepted } = await serverStats(server);
       const store = server.config.store;
-      if (accepted !== sent.get(store))
-        notes.push(`PROBLEM: ${store}: sent ${sent.get(store)}, handled ${accepted}`);
+      const problem = await handledProblem(store, server, sent.get(store)!);
+      if (problem) notes.push(`PROBLEM: ${problem}`);
     }
     await stopAll(servers.splice(0));
     const probe = await probeRoundTrips(redisServer.url, redis, profile.probes);
