@@ -1,29 +1,10 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { closeAll, startEmulator } from './helpers.js';
+import { emulatorWithApp, receivingApp } from './receiving-app.js';
 
 // Small fixes from a conformance audit against the spec (issue 16), each failing before its fix.
 
 afterEach(closeAll);
-
-/** A receiving app that answers 200 and keeps each request's headers and body. */
-async function app() {
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
-  return { received, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe('the token exchange', () => {
   it('reads the body api_key when X-API-Key is present but empty', async () => {
@@ -84,7 +65,7 @@ describe('webhook input', () => {
 
 describe('webhookSecret', () => {
   it('gives every webhook the fixed secret, and deliveries are signed with it', async () => {
-    const target = await app();
+    const target = await receivingApp();
     const secret = 'whsec_fixed_for_local_development';
     const { call, token, emulator } = await startEmulator({
       allowInsecureLoopback: true,
@@ -120,12 +101,7 @@ describe('webhookSecret', () => {
 
 describe('redelivery', () => {
   it('carries the next attempt number, capped at 6, with the same id and body', async () => {
-    const target = await app();
-    const { call, token, emulator } = await startEmulator({ allowInsecureLoopback: true });
-    await call('POST', '/v1/webhooks', {
-      token: await token(),
-      body: { url: target.url, events: ['message.sent'] },
-    });
+    const { call, emulator, target } = await emulatorWithApp();
     const [event] = emulator.emit('message.sent');
     await emulator.waitForIdle(5000);
     const route = await call('POST', `/_emulator/events/${event!.id}/redeliver`);

@@ -1,41 +1,18 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { closeAll, startEmulator } from './helpers.js';
+import { emulatorWithApp, receivingApp } from './receiving-app.js';
 
 afterEach(closeAll);
 
-/** A webhook endpoint that answers 200 and keeps the parsed bodies. */
-async function sink() {
-  const bodies: { type: string; test: boolean; data: Record<string, unknown> }[] = [];
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (c) => {
-      text += c;
-    });
-    req.on('end', () => {
-      bodies.push(JSON.parse(text));
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { bodies, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 describe('emulator-only routes', () => {
   it('POST /_emulator/sends plays a send: sent, delivered or failed, replies, completed', async () => {
-    const target = await sink();
-    const { call, token, emulator } = await startEmulator({ allowInsecureLoopback: true });
-    const t = await token();
-    const events = [
+    const { call, emulator, target } = await emulatorWithApp([
       'message.sent',
       'message.delivered',
       'message.failed',
       'message.replied',
       'sms.completed',
-    ];
-    await call('POST', '/v1/webhooks', { token: t, body: { url: target.url, events } });
+    ]);
     const res = await call('POST', '/_emulator/sends', {
       body: {
         to: ['+15555550100', '+15555550101'],
@@ -56,7 +33,8 @@ describe('emulator-only routes', () => {
     ]);
     await emulator.waitForIdle(5000);
     await target.close();
-    const byType = (type: string) => target.bodies.filter((b) => b.type === type);
+    const bodies = target.json();
+    const byType = (type: string) => bodies.filter((b) => b.type === type);
     expect(byType('message.failed')[0]!.data).toMatchObject({
       to: '+15555550101',
       status: 'failed',
@@ -74,16 +52,11 @@ describe('emulator-only routes', () => {
       delivered: 1,
       failed: 1,
     });
-    expect(target.bodies.every((b) => b.test === true)).toBe(true);
+    expect(bodies.every((b) => b.test === true)).toBe(true);
   });
 
   it('POST /_emulator/events emits one event with data merged over the sample', async () => {
-    const target = await sink();
-    const { call, token, emulator } = await startEmulator({ allowInsecureLoopback: true });
-    await call('POST', '/v1/webhooks', {
-      token: await token(),
-      body: { url: target.url, events: ['message.sent'] },
-    });
+    const { call, emulator, target } = await emulatorWithApp();
     const res = await call('POST', '/_emulator/events', {
       body: { type: 'message.sent', data: { to: '+15555550177' } },
     });
@@ -93,7 +66,7 @@ describe('emulator-only routes', () => {
     ]);
     await emulator.waitForIdle(5000);
     await target.close();
-    expect(target.bodies).toEqual([
+    expect(target.json()).toEqual([
       expect.objectContaining({
         type: 'message.sent',
         data: expect.objectContaining({ to: '+15555550177' }),
@@ -102,7 +75,7 @@ describe('emulator-only routes', () => {
   });
 
   it('scopes events to one workspace with workspace_id', async () => {
-    const target = await sink();
+    const target = await receivingApp();
     const { call, token, emulator } = await startEmulator({ allowInsecureLoopback: true });
     for (const key of ['sk_test_a', 'sk_test_b']) {
       await call('POST', '/v1/webhooks', {
@@ -118,7 +91,7 @@ describe('emulator-only routes', () => {
     expect(res.body.events).toHaveLength(1);
     await emulator.waitForIdle(5000);
     await target.close();
-    expect(target.bodies).toHaveLength(1);
+    expect(target.received).toHaveLength(1);
   });
 
   it.each([
@@ -135,20 +108,16 @@ describe('emulator-only routes', () => {
   });
 
   it('redelivers a sent event with the same id and body, and 422 for an unknown one', async () => {
-    const target = await sink();
-    const { call, token, emulator } = await startEmulator({ allowInsecureLoopback: true });
-    await call('POST', '/v1/webhooks', {
-      token: await token(),
-      body: { url: target.url, events: ['message.sent'] },
-    });
+    const { call, emulator, target } = await emulatorWithApp();
     const [event] = emulator.emit('message.sent');
     await emulator.waitForIdle(5000);
     const res = await call('POST', `/_emulator/events/${event!.id}/redeliver`);
     expect(res.status).toBe(202);
     await emulator.waitForIdle(5000);
     await target.close();
-    expect(target.bodies).toHaveLength(2);
-    expect(target.bodies[1]).toEqual(target.bodies[0]);
+    const bodies = target.json();
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toEqual(bodies[0]);
     expect((await call('POST', '/_emulator/events/evt_unknown/redeliver')).status).toBe(422);
   });
 

@@ -1,6 +1,6 @@
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
+import { type ReceivingApp, receivingApp } from './receiving-app.js';
 
 // Issue 14, point 6: a web page the developer visits must not be able to drive the emulator, which signs
 // real deliveries to their app. Before the fix, each refusal below was a 202 (or 200) and a delivery.
@@ -28,27 +28,10 @@ function raw(
 
 let emulator: Emulator;
 let port: number;
-let app: { count: () => number; close: () => Promise<void>; url: string };
-
-async function startApp() {
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count += 1;
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    count: () => count,
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
+let app: ReceivingApp;
 
 async function start(host?: string) {
-  app = await startApp();
+  app = await receivingApp();
   emulator = createEmulator({ allowInsecureLoopback: true });
   const url = await emulator.listen(0, host);
   port = Number(new URL(url.replace('0.0.0.0', '127.0.0.1')).port);
@@ -71,33 +54,30 @@ afterEach(async () => {
 const event = JSON.stringify({ type: 'message.sent' });
 const json = { 'content-type': 'application/json' };
 
+/** POST /_emulator/events with one message.sent, and exactly these headers. */
+function postEvent(headers: Record<string, string>) {
+  return raw(port, 'POST', '/_emulator/events', headers, event);
+}
+
 describe('the emulator bound to a loopback address', () => {
   beforeEach(() => start());
 
   it('refuses a cross-site text/plain POST from a foreign Origin: no delivery', async () => {
-    const res = await raw(
-      port,
-      'POST',
-      '/_emulator/events',
-      { host: `127.0.0.1:${port}`, origin: 'https://evil.example', 'content-type': 'text/plain' },
-      event,
-    );
+    const res = await postEvent({
+      host: `127.0.0.1:${port}`,
+      origin: 'https://evil.example',
+      'content-type': 'text/plain',
+    });
     expect(res.status).toBe(403);
     expect(res.body.error?.code).toBe('origin_not_allowed');
     await emulator.waitForIdle(2000);
-    expect(app.count()).toBe(0);
+    expect(app.received).toHaveLength(0);
   });
 
   it.each(['https://evil.example', 'null', 'http://localhost.evil.example'])(
     'refuses Origin %s even with application/json',
     async (origin) => {
-      const res = await raw(
-        port,
-        'POST',
-        '/_emulator/events',
-        { host: `127.0.0.1:${port}`, origin, ...json },
-        event,
-      );
+      const res = await postEvent({ host: `127.0.0.1:${port}`, origin, ...json });
       expect(res.status).toBe(403);
       expect(res.body.error?.code).toBe('origin_not_allowed');
     },
@@ -117,7 +97,7 @@ describe('the emulator bound to a loopback address', () => {
       expect(res.status).toBe(403);
       expect(res.body.error?.code).toBe('host_not_allowed');
     }
-    expect(app.count()).toBe(0);
+    expect(app.received).toHaveLength(0);
   });
 
   it('requires application/json on the /_emulator POST routes, the redeliver route included', async () => {
@@ -127,7 +107,7 @@ describe('the emulator bound to a loopback address', () => {
       'application/x-www-form-urlencoded',
       'multipart/form-data; boundary=x',
     ]) {
-      const res = await raw(port, 'POST', '/_emulator/events', { ...host, 'content-type': type }, event);
+      const res = await postEvent({ ...host, 'content-type': type });
       expect(res.status).toBe(415);
       expect(res.body.error?.code).toBe('unsupported_media_type');
     }
@@ -136,7 +116,7 @@ describe('the emulator bound to a loopback address', () => {
     const redeliver = await raw(port, 'POST', '/_emulator/events/evt_x/redeliver', host);
     expect(redeliver.status).toBe(415);
     await emulator.waitForIdle(2000);
-    expect(app.count()).toBe(0);
+    expect(app.received).toHaveLength(0);
   });
 
   it.each([
@@ -148,16 +128,10 @@ describe('the emulator bound to a loopback address', () => {
       (p: number) => ({ host: `127.0.0.1:${p}`, origin: 'http://localhost:3000' }),
     ],
   ])('accepts %s with application/json', async (_case, headers) => {
-    const res = await raw(
-      port,
-      'POST',
-      '/_emulator/events',
-      { ...headers(port), 'content-type': 'application/json; charset=utf-8' },
-      event,
-    );
+    const res = await postEvent({ ...headers(port), 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(202);
     await emulator.waitForIdle(5000);
-    expect(app.count()).toBe(1);
+    expect(app.received).toHaveLength(1);
   });
 });
 
@@ -165,33 +139,19 @@ describe('the emulator bound to another address by choice', () => {
   beforeEach(() => start('0.0.0.0'));
 
   it('accepts any Host, but still refuses a foreign Origin and a non-JSON POST', async () => {
-    const ok = await raw(port, 'POST', '/_emulator/events', { host: `devbox.lan:${port}`, ...json }, event);
+    const ok = await postEvent({ host: `devbox.lan:${port}`, ...json });
     expect(ok.status).toBe(202);
-    const foreign = await raw(
-      port,
-      'POST',
-      '/_emulator/events',
-      { host: `devbox.lan:${port}`, origin: 'https://evil.example', ...json },
-      event,
-    );
+    const foreign = await postEvent({ host: `devbox.lan:${port}`, origin: 'https://evil.example', ...json });
     expect(foreign.status).toBe(403);
-    const sameOrigin = await raw(
-      port,
-      'POST',
-      '/_emulator/events',
-      { host: `devbox.lan:${port}`, origin: `http://devbox.lan:${port}`, ...json },
-      event,
-    );
+    const sameOrigin = await postEvent({
+      host: `devbox.lan:${port}`,
+      origin: `http://devbox.lan:${port}`,
+      ...json,
+    });
     expect(sameOrigin.status).toBe(202);
-    const plain = await raw(
-      port,
-      'POST',
-      '/_emulator/events',
-      { host: `devbox.lan:${port}`, 'content-type': 'text/plain' },
-      event,
-    );
+    const plain = await postEvent({ host: `devbox.lan:${port}`, 'content-type': 'text/plain' });
     expect(plain.status).toBe(415);
     await emulator.waitForIdle(5000);
-    expect(app.count()).toBe(2);
+    expect(app.received).toHaveLength(2);
   });
 });
