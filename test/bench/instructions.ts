@@ -8,13 +8,8 @@
  * the kernel (network syscalls) and V8's background threads (JIT, concurrent GC), so it complements the
  * throughput bars and does not replace them. About two minutes per contender (the server runs ~50x slower).
  */
-import { execFileSync, fork } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { nextMessage, stopChild } from './lib/child.js';
-import { type LoadRunner, startLoadRunner } from './lib/http-harness.js';
+import { instructionsPerRequest, requireValgrind } from './lib/callgrind.js';
+import { startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
@@ -24,65 +19,26 @@ const frameworks = arg('frameworks', 'express,fastify,koa').split(',') as Framew
 const requests = Number(arg('requests', '2000'));
 const warmup = Number(arg('warmup', '5000'));
 const CONTENDERS = arg('contenders', 'ours,hand,stripe').split(',') as ContenderName[];
+const SERVER = new URL('./servers/http-server.ts', import.meta.url);
 
-try {
-  execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-} catch {
-  console.error('valgrind not found on PATH: install it (Debian/Ubuntu: apt-get install valgrind).');
-  process.exit(2);
-}
-
-/** The main thread's instruction total from a callgrind dump written with --separate-threads=yes. */
-function mainThreadInstructions(dir: string): number {
-  const file = readdirSync(dir).find((f) => f.endsWith('.1-01'));
-  if (!file) throw new Error(`no main-thread dump in ${dir}`);
-  const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
-  if (!total) throw new Error(`no instruction total in ${file}`);
-  return Number(total[1]);
-}
-
-async function measure(framework: Framework, contender: ContenderName, load: LoadRunner) {
-  const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
-  const config = { framework, contender, store: 'memory', maxBodyBytes: 1024 * 1024 };
-  const child = fork(
-    fileURLToPath(new URL('./servers/http-server.ts', import.meta.url)),
-    [JSON.stringify(config)],
-    {
-      execPath: 'valgrind',
-      execArgv: [
-        '--tool=callgrind',
-        '-q',
-        '--separate-threads=yes',
-        `--callgrind-out-file=${join(dir, 'cg')}`,
-        process.execPath,
-        '--import',
-        'tsx',
-      ],
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    },
-  );
-  try {
-    const { port } = await nextMessage<{ port: number }>(child, 'ready', 10 * 60_000);
-    const url = `http://127.0.0.1:${port}/webhooks`;
-    // Long enough for the JIT to settle: optimised code is what serves real traffic.
-    await load.run({ url, amount: warmup, connections: 8, bodyBytes: 1024 });
-    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    const result = await load.run({ url, amount: requests, connections: 8, bodyBytes: 1024 });
-    if (result.non2xx || result.errors || result.timeouts)
-      throw new Error(`${framework}/${contender}: failed requests`);
-    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    return mainThreadInstructions(dir) / result.requests;
-  } finally {
-    await stopChild(child);
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+requireValgrind();
 
 const load = await startLoadRunner();
 try {
   for (const framework of frameworks) {
     const perRequest = new Map<ContenderName, number>();
-    for (const contender of CONTENDERS) perRequest.set(contender, await measure(framework, contender, load));
+    for (const contender of CONTENDERS)
+      perRequest.set(
+        contender,
+        await instructionsPerRequest({
+          server: SERVER,
+          config: { framework, contender, store: 'memory', maxBodyBytes: 1024 * 1024 },
+          label: `${framework}/${contender}`,
+          load,
+          warmup,
+          requests,
+        }),
+      );
     const ours = perRequest.get('ours')!;
     console.log(
       renderText({

@@ -1,0 +1,77 @@
+/**
+ * Instructions per request on a bench server's main thread, counted by valgrind's callgrind: a figure
+ * that does not move with what else the machine is doing. Used by test/bench/instructions.ts (the http
+ * suite's servers) and packages/otel/test/bench-instructions.ts (the otel suite's).
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { nextMessage, stopChild } from './child.js';
+import type { LoadRunner } from './http-harness.js';
+
+/** Exits with a message saying how to install valgrind when it is missing. */
+export function requireValgrind(): void {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    console.error('valgrind not found on PATH: install it (Debian/Ubuntu: apt-get install valgrind).');
+    process.exit(2);
+  }
+}
+
+/** The main thread's instruction total from a callgrind dump written with --separate-threads=yes. */
+function mainThreadInstructions(dir: string): number {
+  const file = readdirSync(dir).find((f) => f.endsWith('.1-01'));
+  if (!file) throw new Error(`no main-thread dump in ${dir}`);
+  const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+  if (!total) throw new Error(`no instruction total in ${file}`);
+  return Number(total[1]);
+}
+
+export interface InstructionRun {
+  /** A bench server speaking the 'ready' IPC message with its port (lib/child.ts). */
+  server: URL;
+  /** Its one argument: the JSON config. */
+  config: unknown;
+  /** Names the run in errors. */
+  label: string;
+  load: LoadRunner;
+  warmup: number;
+  requests: number;
+  /** The Node binary to run the server with; default the one running this script. */
+  node?: string;
+}
+
+/** Main-thread instructions per request of `requests` requests after `warmup` to the server's /webhooks. */
+export async function instructionsPerRequest(run: InstructionRun): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
+  const child = fork(fileURLToPath(run.server), [JSON.stringify(run.config)], {
+    execPath: 'valgrind',
+    execArgv: [
+      '--tool=callgrind',
+      '-q',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${join(dir, 'cg')}`,
+      run.node ?? process.execPath,
+      '--import',
+      'tsx',
+    ],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  try {
+    const { port } = await nextMessage<{ port: number }>(child, 'ready', 10 * 60_000);
+    const url = `http://127.0.0.1:${port}/webhooks`;
+    // Long enough for the JIT to settle: optimised code is what serves real traffic.
+    await run.load.run({ url, amount: run.warmup, connections: 8, bodyBytes: 1024 });
+    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    const result = await run.load.run({ url, amount: run.requests, connections: 8, bodyBytes: 1024 });
+    if (result.non2xx || result.errors || result.timeouts) throw new Error(`${run.label}: failed requests`);
+    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+    return mainThreadInstructions(dir) / result.requests;
+  } finally {
+    await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
