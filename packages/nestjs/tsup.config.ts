@@ -1,13 +1,4 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  splitting: false,
-  // Nest's decorators need experimentalDecorators; see tsconfig.build.json.
-  tsconfig: './tsconfig.build.json',
-});
+// Nest's decorators need experimentalDecorators; see tsconfig.build.json.
+export default packageBuild(['src/index.ts'], { tsconfig: './tsconfig.build.json' });

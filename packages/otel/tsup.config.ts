@@ -1,12 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.base.js';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  target: 'node20',
-  platform: 'node',
-  splitting: false,
-  tsconfig: '../../tsconfig.build.json',
-});
+export default packageBuild(['src/index.ts']);

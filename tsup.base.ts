@@ -1,0 +1,17 @@
+import { defineConfig, type Options } from 'tsup';
+
+// Every package but core (which adds a Web build): ESM and CJS with types for both, for Node 20.
+// `options` holds what a package does differently, such as its own tsconfig.
+export function packageBuild(entry: string[], options: Options = {}) {
+  return defineConfig({
+    entry,
+    format: ['esm', 'cjs'],
+    dts: true,
+    clean: true,
+    target: 'node20',
+    platform: 'node',
+    splitting: false,
+    tsconfig: '../../tsconfig.build.json',
+    ...options,
+  });
+}
