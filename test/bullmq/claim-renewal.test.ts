@@ -4,16 +4,8 @@ import type { RedisStore } from '@sms-webhooks/redis';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../helpers/index.js';
-import {
-  captureLogger,
-  connectionOf,
-  queueReceiver,
-  redisStore,
-  secret,
-  uniqueName,
-  useRedisServer,
-  waitFor,
-} from './helpers.js';
+import { captureLogger, connectionOf, secret, useRedisServer, waitFor } from './helpers.js';
+import { queueSetUp } from './queue-set-up.js';
 import { spawnHangingWorker } from './worker-process.js';
 
 // Issue 14, point 1: a job that runs longer than the receiver's leaseMs must keep its dedupe claim.
@@ -34,16 +26,13 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
   it('a 2.5 s job, lease 1 s: redeliveries every 0.5 s get 409 while it runs, then duplicate; one run', {
     timeout: 30_000,
   }, async () => {
-    const queueName = uniqueName();
-    const store = await redisStore(redis.url, c);
     // removeOnComplete: true, so no kept BullMQ job hides a second run: only the dedupe store stops it.
-    const { receiver, logger: receiverLog } = queueReceiver(c, {
-      url: redis.url,
+    const {
       queueName,
       store,
-      leaseMs: LEASE_MS,
-      enqueue: { removeOnComplete: true },
-    });
+      receiver,
+      logger: receiverLog,
+    } = await queueSetUp(redis, { leaseMs: LEASE_MS, enqueue: { removeOnComplete: true } });
     const logger = captureLogger();
     let running = 0;
     let most = 0;
@@ -92,9 +81,7 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
   it('a worker killed mid-job stops renewing: the claim runs out within the lease, the job runs once elsewhere', {
     timeout: 60_000,
   }, async () => {
-    const queueName = uniqueName();
-    const store = (await redisStore(redis.url, c)) as RedisStore;
-    const { receiver } = queueReceiver(c, { url: redis.url, queueName, store, leaseMs: LEASE_MS });
+    const { queueName, store, receiver } = await queueSetUp(redis, { leaseMs: LEASE_MS });
     const d = createTestDelivery('message.delivered', { secret });
     const id = d.event.id;
     const child = spawnHangingWorker({
@@ -120,7 +107,11 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
     }
 
     const raw = c.add(new Redis(redis.url));
-    await waitFor(async () => (await raw.exists(store.keyFor(id))) === 0, 'the claim to run out', 5000);
+    await waitFor(
+      async () => (await raw.exists((store as RedisStore).keyFor(id))) === 0,
+      'the claim to run out',
+      5000,
+    );
     // A renewer still alive would keep it forever; the bound leaves room for polling on a loaded machine.
     expect(Date.now() - killedAt).toBeLessThan(2 * LEASE_MS);
 

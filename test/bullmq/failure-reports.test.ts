@@ -1,35 +1,18 @@
 import { createWorker } from '@sms-webhooks/bullmq';
-import { createReceiver, createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
+import { createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
 import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import {
-  captureLogger,
-  connectionOf,
-  queueReceiver,
-  redisStore,
-  secret,
-  uniqueName,
-  useRedisServer,
-  waitFor,
-} from './helpers.js';
+import { connectionOf, secret, useRedisServer, waitFor } from './helpers.js';
+import { queueSetUp, workerReceiver } from './queue-set-up.js';
 
 const redis = useRedisServer();
 const c = redis.closer;
 
 async function setUp(attempts: number) {
-  const queueName = uniqueName();
-  const store = await redisStore(redis.url, c);
-  const { queue, receiver } = queueReceiver(c, {
-    url: redis.url,
-    queueName,
-    store,
+  const { queueName, queue, store, receiver } = await queueSetUp(redis, {
     enqueue: { attempts, backoff: 10 },
   });
-  const workerSide = createReceiver({
-    secret,
-    store: await redisStore(redis.url, c),
-    logger: captureLogger(),
-  });
+  const workerSide = await workerReceiver(redis);
   const reported: WebhookHandlerError[] = [];
   workerSide.onError((error) => {
     reported.push(error);

@@ -1,16 +1,8 @@
 import { createWorker, eventIdOfJob, jobIdFor } from '@sms-webhooks/bullmq';
 import { createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { describe, expect, it } from 'vitest';
-import {
-  captureLogger,
-  connectionOf,
-  queueReceiver,
-  redisStore,
-  secret,
-  uniqueName,
-  useRedisServer,
-  waitFor,
-} from './helpers.js';
+import { captureLogger, connectionOf, queueReceiver, secret, useRedisServer, waitFor } from './helpers.js';
+import { queueSetUp } from './queue-set-up.js';
 
 describe('jobIdFor', () => {
   it('leaves plain ids alone, escapes ":" and "%" reversibly, and hashes long ids', () => {
@@ -38,9 +30,7 @@ describe('event ids BullMQ would refuse as job ids', () => {
     ['with a colon', 'evt_a:b'],
     ['of 5 KB', `evt_${'k:'.repeat(2560)}`],
   ])('an id %s is queued once, run with its original id and completed in the store', async (_n, id) => {
-    const queueName = uniqueName();
-    const store = await redisStore(redis.url, c);
-    const { queue, receiver } = queueReceiver(c, { url: redis.url, queueName, store });
+    const { queueName, store, queue, receiver } = await queueSetUp(redis);
     const seen: string[] = [];
     c.add(
       createWorker(

@@ -1,10 +1,5 @@
 import { createWorker, enqueueTo, type WebhookJob } from '@sms-webhooks/bullmq';
-import {
-  createReceiver,
-  createTestDelivery,
-  MemoryStore,
-  type WebhookHandlerError,
-} from '@sms-webhooks/core';
+import { createTestDelivery, MemoryStore, type WebhookHandlerError } from '@sms-webhooks/core';
 import { describe, expect, it } from 'vitest';
 import {
   captureLogger,
@@ -12,10 +7,10 @@ import {
   queueReceiver,
   redisStore,
   secret,
-  uniqueName,
   useRedisServer,
   waitFor,
 } from './helpers.js';
+import { queueSetUp, workerReceiver } from './queue-set-up.js';
 
 const json = (r: { body: string }) => JSON.parse(r.body);
 
@@ -24,9 +19,7 @@ const c = redis.closer;
 
 describe('enqueue: receiver with dispatch: enqueueTo(queue)', () => {
   it('answers 200 only with the job in Redis, job id = event id, and a duplicate delivery makes no second job', async () => {
-    const queueName = uniqueName();
-    const store = await redisStore(redis.url, c);
-    const { queue, receiver } = queueReceiver(c, { url: redis.url, queueName, store });
+    const { queueName, queue, receiver } = await queueSetUp(redis);
     const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
 
     const res = await receiver.handle({ rawBody: d.body, headers: d.headers });
@@ -51,17 +44,8 @@ describe('enqueue: receiver with dispatch: enqueueTo(queue)', () => {
   });
 
   it('after the worker has run it, a redelivery is answered 200 duplicate, and the handler ran once', async () => {
-    const queueName = uniqueName();
-    const { queue, receiver } = queueReceiver(c, {
-      url: redis.url,
-      queueName,
-      store: await redisStore(redis.url, c),
-    });
-    const workerSide = createReceiver({
-      secret,
-      store: await redisStore(redis.url, c),
-      logger: captureLogger(),
-    });
+    const { queueName, queue, receiver } = await queueSetUp(redis);
+    const workerSide = await workerReceiver(redis);
     const seen: string[] = [];
     workerSide.on('message.delivered', (event, ctx) => {
       seen.push(`${event.id} ${ctx.attempt} ${ctx.receivedAt instanceof Date}`);
@@ -82,8 +66,7 @@ describe('enqueue: receiver with dispatch: enqueueTo(queue)', () => {
   });
 
   it('ignored types and refused deliveries never reach the queue', async () => {
-    const queueName = uniqueName();
-    const { queue, receiver } = queueReceiver(c, { url: redis.url, queueName, store: new MemoryStore() });
+    const { queue, receiver } = await queueSetUp(redis, { store: new MemoryStore() });
     const ignored = createTestDelivery('sms.completed', { secret });
     expect(json(await receiver.handle({ rawBody: ignored.body, headers: ignored.headers }))).toEqual({
       received: true,
@@ -97,12 +80,7 @@ describe('enqueue: receiver with dispatch: enqueueTo(queue)', () => {
 
 describe('createWorker: retries, completion, exhaustion', () => {
   it('a handler failing twice then succeeding runs three times and completes the event once', async () => {
-    const queueName = uniqueName();
-    const store = await redisStore(redis.url, c);
-    const { queue, receiver } = queueReceiver(c, {
-      url: redis.url,
-      queueName,
-      store,
+    const { queueName, store, queue, receiver } = await queueSetUp(redis, {
       enqueue: { attempts: 5, backoff: { type: 'exponential', delay: 20 } },
     });
     let calls = 0;
@@ -140,19 +118,10 @@ describe('createWorker: retries, completion, exhaustion', () => {
   });
 
   it('a job failing its last attempt goes to onError once, stays in the failed set and frees the dedupe key', async () => {
-    const queueName = uniqueName();
-    const store = await redisStore(redis.url, c);
-    const { queue, receiver } = queueReceiver(c, {
-      url: redis.url,
-      queueName,
-      store,
+    const { queueName, store, queue, receiver } = await queueSetUp(redis, {
       enqueue: { attempts: 3, backoff: 10 },
     });
-    const workerSide = createReceiver({
-      secret,
-      store: await redisStore(redis.url, c),
-      logger: captureLogger(),
-    });
+    const workerSide = await workerReceiver(redis);
     let calls = 0;
     workerSide.on('message.delivered', () => {
       calls++;
@@ -184,9 +153,7 @@ describe('createWorker: retries, completion, exhaustion', () => {
 
   // In-process and quick; worker-crash.test.ts does the same with a worker process killed by SIGKILL.
   it('a worker force-closed mid-job has its job picked up again by another worker (stalled-job recovery)', async () => {
-    const queueName = uniqueName();
-    const store = await redisStore(redis.url, c);
-    const { queue, receiver } = queueReceiver(c, { url: redis.url, queueName, store });
+    const { queueName, store, queue, receiver } = await queueSetUp(redis);
     const fast = { lockDuration: 1000, stalledInterval: 300, maxStalledCount: 2 };
     const runs: string[] = [];
     let started!: () => void;

@@ -1,17 +1,9 @@
 import { createWorker } from '@sms-webhooks/bullmq';
-import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import { createTestDelivery } from '@sms-webhooks/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
-import {
-  captureLogger,
-  closer,
-  connectionOf,
-  queueReceiver,
-  redisStore,
-  secret,
-  uniqueName,
-  waitFor,
-} from './helpers.js';
+import { captureLogger, closer, connectionOf, redisStore, secret, waitFor } from './helpers.js';
+import { queueSetUp, workerReceiver } from './queue-set-up.js';
 
 const json = (r: { body: string }) => JSON.parse(r.body);
 const c = closer();
@@ -33,13 +25,10 @@ describe('Redis down at enqueue', () => {
     const storeRedis = await server();
     const queueRedis = await server();
     const store = await redisStore(storeRedis.url, c);
-    const queueName = uniqueName();
-    const { queue, receiver, logger } = queueReceiver(c, {
-      url: queueRedis.url,
-      queueName,
-      store,
-      enqueue: { timeoutMs: 1000 },
-    });
+    const { queueName, queue, receiver, logger } = await queueSetUp(
+      { url: queueRedis.url, closer: c },
+      { store, enqueue: { timeoutMs: 1000 } },
+    );
     await queue.waitUntilReady();
     const d = createTestDelivery('message.delivered', { secret });
 
@@ -61,11 +50,7 @@ describe('Redis down at enqueue', () => {
     expect(json(retried)).toEqual({ received: true });
 
     const handled: string[] = [];
-    const workerSide = createReceiver({
-      secret,
-      store: await redisStore(storeRedis.url, c),
-      logger: captureLogger(),
-    });
+    const workerSide = await workerReceiver({ url: storeRedis.url, closer: c });
     workerSide.on('message.delivered', (event) => {
       handled.push(event.id);
     });
@@ -77,14 +62,10 @@ describe('Redis down at enqueue', () => {
 
   it('with store and queue on one Redis: 503 while it is down, no lost event and one handler run once it is back', async () => {
     const redis = await server();
-    const store = await redisStore(redis.url, c);
-    const queueName = uniqueName();
-    const { queue, receiver } = queueReceiver(c, {
-      url: redis.url,
-      queueName,
-      store,
-      enqueue: { timeoutMs: 1000 },
-    });
+    const { queueName, store, queue, receiver } = await queueSetUp(
+      { url: redis.url, closer: c },
+      { enqueue: { timeoutMs: 1000 } },
+    );
     const handled: string[] = [];
     const workerLogger = captureLogger();
     c.add(

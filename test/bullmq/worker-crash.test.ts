@@ -1,16 +1,8 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createReceiver, createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
 import { describe, expect, it } from 'vitest';
-import {
-  captureLogger,
-  connectionOf,
-  queueReceiver,
-  redisStore,
-  secret,
-  uniqueName,
-  useRedisServer,
-  waitFor,
-} from './helpers.js';
+import { captureLogger, connectionOf, secret, useRedisServer, waitFor } from './helpers.js';
+import { queueSetUp } from './queue-set-up.js';
 import { spawnHangingWorker } from './worker-process.js';
 
 // Short enough to keep the tests quick, long enough that a busy machine still renews locks in time.
@@ -19,12 +11,11 @@ const fast = { lockDuration: 2000, stalledInterval: 500, maxStalledCount: 1 };
 const redis = useRedisServer();
 const c = redis.closer;
 
-async function enqueueOne(queueName: string) {
-  const store = await redisStore(redis.url, c);
-  const { queue, receiver } = queueReceiver(c, { url: redis.url, queueName, store });
+async function enqueueOne() {
+  const { queueName, queue, store, receiver } = await queueSetUp(redis);
   const d = createTestDelivery('message.delivered', { secret });
   expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
-  return { queue, store, id: d.event.id };
+  return { queueName, queue, store, id: d.event.id };
 }
 
 /** Runs the job in a worker process and SIGKILLs that process while the handler is running. */
@@ -39,8 +30,7 @@ async function crashWhileRunning(queueName: string, id: string): Promise<void> {
 
 describe('worker processes killed with SIGKILL mid-job', () => {
   it('the job is retried and completed once by another worker', { timeout: 60_000 }, async () => {
-    const queueName = uniqueName();
-    const { queue, store, id } = await enqueueOne(queueName);
+    const { queueName, queue, store, id } = await enqueueOne();
     await crashWhileRunning(queueName, id);
     expect(await (await queue.getJob(id))?.getState()).toBe('active');
 
@@ -69,8 +59,7 @@ describe('worker processes killed with SIGKILL mid-job', () => {
   it('a job that stalled more than maxStalledCount reaches the receiver’s onError once and frees its claim', {
     timeout: 60_000,
   }, async () => {
-    const queueName = uniqueName();
-    const { queue, store, id } = await enqueueOne(queueName);
+    const { queueName, queue, store, id } = await enqueueOne();
     // Two crashes: the second worker's stalled check hands the job back once (maxStalledCount: 1).
     await crashWhileRunning(queueName, id);
     await crashWhileRunning(queueName, id);
