@@ -1,12 +1,5 @@
 // For adapter authors: the Node entry every adapter calls, and the answers of the response table.
 
-// The Web entry point: a Request in, a Response out (Workers, Deno, Bun, edge runtimes, Hono, Next.js).
-export {
-  BODY_USED_HINT,
-  handleWebRequest,
-  type WaitUntil,
-  type WebRequestOptions,
-} from '../handle-web-request.js';
 // For instrumentation libraries (@sms-webhooks/otel): the steps of a delivery the receiver reports.
 export type {
   DeliveryObserver,
@@ -25,14 +18,5 @@ export {
   type NodeHandlerOptions,
   writeNodeResponse,
 } from '../node-handler.js';
-export { type Receiver, refuse } from '../receiver.js';
-export {
-  errorResponse,
-  METHOD_NOT_ALLOWED,
-  payloadTooLarge,
-  RAW_BODY_UNAVAILABLE,
-  type ReceiverResponse,
-  rawBodyHint,
-} from '../responses.js';
-// For stores: bounds a call to their server, with the store's own error.
-export { withTimeout } from '../with-timeout.js';
+// What the Web build's ./adapter has too: the Web entry point and the answers.
+export * from './web.js';

@@ -1,6 +1,8 @@
 // `@sms-webhooks/core/adapter` in the Web build (the workerd, edge-light, worker and browser conditions):
-// what a Web adapter needs, without the Node entry, whose body reader needs Node's streams.
+// what a Web adapter needs, without the Node entry, whose body reader needs Node's streams. The Node
+// build's ./adapter (index.ts) re-exports all of it.
 
+// The Web entry point: a Request in, a Response out (Workers, Deno, Bun, edge runtimes, Hono, Next.js).
 export {
   BODY_USED_HINT,
   handleWebRequest,
@@ -16,4 +18,5 @@ export {
   type ReceiverResponse,
   rawBodyHint,
 } from '../responses.js';
+// For stores: bounds a call to their server, with the store's own error.
 export { withTimeout } from '../with-timeout.js';
