@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { processSignal, untilAborted } from '../abort-signal.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
-import { integer, positiveNumber, webhookSecret } from '../options.js';
+import { integer, webhookSecret } from '../options.js';
+import { timeScaleOption } from './time-scale-option.js';
 
 interface EmulatorCommandOptions {
   port: number;
@@ -31,12 +32,7 @@ export function registerEmulator(program: Command, io: CliIo): void {
     .description('Run the local stand-in for the service: token exchange, webhook API and signed deliveries.')
     .option('--port <port>', 'port to listen on (0 = any free port)', integer('--port', 0, 65_535), 4010)
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option(
-      '--time-scale <factor>',
-      'multiply retry waits, e.g. 1/60 turns 1 min into 1 s',
-      positiveNumber('--time-scale'),
-      1,
-    )
+    .addOption(timeScaleOption())
     .option(
       '--no-insecure-loopback',
       'refuse http:// webhook URLs on localhost (HTTPS only, like the service)',

@@ -7,8 +7,9 @@ import { attemptJson, attemptLine } from '../attempt-line.js';
 import { CliError } from '../cli-error.js';
 import { apiBaseOf, unreachable } from '../emulator-api.js';
 import type { CliIo } from '../io.js';
-import { absoluteUrl, eventTypeList, integer, positiveNumber, webhookSecret } from '../options.js';
+import { absoluteUrl, eventTypeList, integer, webhookSecret } from '../options.js';
 import { newWebhookSecret, readState, statePath, writeState } from '../state-file.js';
+import { timeScaleOption } from './time-scale-option.js';
 
 interface ListenOptions {
   forwardTo: URL;
@@ -212,12 +213,7 @@ export function registerListen(program: Command, io: CliIo): void {
     .option('--secret <whsec>', 'the webhook secret (default one kept in the state file)', webhookSecret)
     .option('--port <port>', 'port of the emulator started here', integer('--port', 0, 65_535), 4010)
     .option('--host <host>', 'interface of the emulator started here', '127.0.0.1')
-    .option(
-      '--time-scale <factor>',
-      'multiply retry waits, e.g. 1/60 turns 1 min into 1 s',
-      positiveNumber('--time-scale'),
-      1,
-    )
+    .addOption(timeScaleOption())
     .option(
       '--state-file <path>',
       'where the secret is kept (default ~/.local/state/sms-webhooks/state.json)',
