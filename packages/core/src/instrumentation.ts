@@ -44,9 +44,19 @@ export interface Instrumentation {
   refused?(code: string, status: number): void;
   /**
    * Runs a queued event's handlers (`call`) in a worker and returns what `call` returns: a tracer starts
-   * the job's span there, linked to the delivery through `run.traceContext`.
+   * the job's span there, linked to the delivery through `run.traceContext`. `call` takes what follows
+   * each handler of the run, as `DeliveryObserver.runHandler` does for a delivery.
    */
-  runQueued?<R>(run: QueuedRun, call: () => R): R;
+  runQueued?<R>(run: QueuedRun, call: (handlers: HandlerObserver) => R): R;
+}
+
+/** Follows each handler of one run: a delivery's (`DeliveryObserver`) or a queued job's. */
+export interface HandlerObserver {
+  /**
+   * Runs one handler and returns what `call` returns, unchanged. `call` runs synchronously inside, so a
+   * tracer can make its span the active one and the handler's own spans nest under it.
+   */
+  runHandler<R>(handler: AnyWebhookHandler, call: () => R): R;
 }
 
 /**
@@ -56,7 +66,7 @@ export interface Instrumentation {
  * 'immediately' after it (`answered(…, true)`); a delivery that runs no handler here (refused, ignored,
  * duplicate, in flight, dispatched) gets no `finished`.
  */
-export interface DeliveryObserver {
+export interface DeliveryObserver extends HandlerObserver {
   /** The signature, timestamp and envelope checked out. `attempt` is the delivery-attempt header. */
   verified(event: AnyWebhookEvent, attempt: number | undefined): void;
   /**
@@ -64,11 +74,6 @@ export interface DeliveryObserver {
    * stays a plain value (a synchronous store keeps its fast path). A throw or a rejection passes through.
    */
   store<R>(operation: StoreOperation, call: () => R): R;
-  /**
-   * Runs one handler and returns what `call` returns, unchanged. `call` runs synchronously inside, so a
-   * tracer can make its span the active one and the handler's own spans nest under it.
-   */
-  runHandler<R>(handler: AnyWebhookHandler, call: () => R): R;
   /**
    * The delivery's trace context, asked for before a `dispatch` so the queue can carry it to the worker
    * (`DispatchedEvent.traceContext`); undefined when there is none (not sampled).

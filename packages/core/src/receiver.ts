@@ -16,6 +16,7 @@ import { type HeaderSource, readHeader } from './headers.js';
 import { type BackgroundRun, type DrainResult, InFlight } from './in-flight.js';
 import type {
   DeliveryObserver,
+  HandlerObserver,
   Instrumentation,
   InstrumentedReceiver,
   TraceContext,
@@ -576,17 +577,22 @@ class WebhookReceiver implements Receiver {
     const instrumentation = this.#instrumentation;
     if (instrumentation?.runQueued === undefined) return this.#runQueued(event, ctx);
     // The worker's side of the instrumentation: the job's span, linked to its delivery.
-    return instrumentation.runQueued({ event, traceContext: queued?.traceContext }, () =>
-      this.#runQueued(event, ctx),
+    return instrumentation.runQueued({ event, traceContext: queued?.traceContext }, (handlers) =>
+      this.#runQueued(event, ctx, handlers),
     );
   }
 
-  async #runQueued(event: AnyWebhookEvent, ctx: Partial<HandlerContext> | undefined): Promise<void> {
-    const error = await runHandlers(this.#registry.for(event.type), event, {
-      attempt: ctx?.attempt,
-      receivedAt: ctx?.receivedAt ?? new Date(),
-      claim: ctx?.claim,
-    });
+  async #runQueued(
+    event: AnyWebhookEvent,
+    ctx: Partial<HandlerContext> | undefined,
+    obs?: HandlerObserver,
+  ): Promise<void> {
+    const error = await runHandlers(
+      this.#registry.for(event.type),
+      event,
+      { attempt: ctx?.attempt, receivedAt: ctx?.receivedAt ?? new Date(), claim: ctx?.claim },
+      obs,
+    );
     if (error) throw error;
   }
 
@@ -625,7 +631,7 @@ async function runHandlers(
   handlers: readonly AnyWebhookHandler[],
   event: AnyWebhookEvent,
   ctx: HandlerContext,
-  obs?: DeliveryObserver,
+  obs?: HandlerObserver,
 ): Promise<WebhookHandlerError | undefined> {
   if (handlers.length === 1) {
     try {

@@ -24,13 +24,11 @@ import type {
 } from '@sms-webhooks/core/adapter';
 import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { errorMessage, errorType } from './error-type.js';
+import { type HandlerScope, runHandler } from './handler-run.js';
 import type { DeliveryEntry, Instruments } from './instruments.js';
 import { errorCodeOf, outcomeOf } from './outcome.js';
+import { isPromiseLike } from './promise-like.js';
 import { toTraceContext } from './trace-context.js';
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-}
 
 function userAgent(headers: HeaderSource): string | undefined {
   const value =
@@ -110,11 +108,11 @@ export class ObserverShared {
  * When the span does not record (no SDK, or sampled out) no event or child span is made and no context
  * is switched; the metrics are still recorded, since they do not depend on sampling.
  */
-export class OtelDeliveryObserver implements DeliveryObserver {
+export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
   readonly #shared: ObserverShared;
   readonly #receiver: InstrumentedReceiver;
-  readonly #span: Span;
-  readonly #recording: boolean;
+  readonly span: Span;
+  readonly recording: boolean;
   readonly #parent: Context;
   /** The context with the delivery span active, made when first needed (a handler, the dispatch). */
   #context: Context | undefined;
@@ -135,30 +133,35 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     // Under an HTTP server span (the HTTP instrumentation's) ours is an inner one; alone, it is the
     // server side of the webhook request.
     const options = trace.getSpan(parent) === undefined ? perReceiver.server : perReceiver.internal;
-    this.#span = shared.tracer.startSpan(SPAN.delivery, options, parent);
-    this.#recording = this.#span.isRecording();
-    if (this.#recording) {
+    this.span = shared.tracer.startSpan(SPAN.delivery, options, parent);
+    this.recording = this.span.isRecording();
+    if (this.recording) {
       const agent = userAgent(headers);
-      if (agent !== undefined) this.#span.setAttribute(ATTR.userAgent, agent);
+      if (agent !== undefined) this.span.setAttribute(ATTR.userAgent, agent);
     }
   }
 
-  #deliveryContext(): Context {
-    this.#context ??= trace.setSpan(this.#parent, this.#span);
+  /** The context with the delivery span active. */
+  context(): Context {
+    this.#context ??= trace.setSpan(this.#parent, this.span);
     return this.#context;
+  }
+
+  get eventType(): string {
+    return this.#eventType ?? 'unknown';
   }
 
   verified(event: AnyWebhookEvent, attempt: number | undefined): void {
     this.#verified = true;
     this.#eventType = event.type;
-    if (!this.#recording) return;
-    this.#span.setAttribute(ATTR.messageId, event.id);
-    this.#span.setAttribute(ATTR.eventType, event.type);
-    if (attempt !== undefined) this.#span.setAttribute(ATTR.attempt, attempt);
+    if (!this.recording) return;
+    this.span.setAttribute(ATTR.messageId, event.id);
+    this.span.setAttribute(ATTR.eventType, event.type);
+    if (attempt !== undefined) this.span.setAttribute(ATTR.attempt, attempt);
   }
 
   traceContext(): TraceContext | undefined {
-    return this.#recording ? toTraceContext(this.#span.spanContext()) : undefined;
+    return this.recording ? toTraceContext(this.span.spanContext()) : undefined;
   }
 
   store<R>(operation: StoreOperation, call: () => R): R {
@@ -166,16 +169,16 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     // Store operations are events on the delivery span; only the hand-off to a queue gets a span of its
     // own, so a queue's instrumentation can nest under it.
     const span =
-      operation === 'dispatch' && this.#recording
+      operation === 'dispatch' && this.recording
         ? this.#shared.tracer.startSpan(
             SPAN.storePrefix + operation,
             { attributes: { [ATTR.storeOperation]: operation, [ATTR.store]: this.#receiver.store } },
-            this.#deliveryContext(),
+            this.context(),
           )
         : undefined;
     let result: R;
     try {
-      result = span === undefined ? call() : context.with(trace.setSpan(this.#deliveryContext(), span), call);
+      result = span === undefined ? call() : context.with(trace.setSpan(this.context(), span), call);
     } catch (error) {
       this.#storeDone(operation, start, span, true, undefined, true, error);
       throw error;
@@ -224,7 +227,7 @@ export class OtelDeliveryObserver implements DeliveryObserver {
       );
       this.#shared.instruments.storeDuration.record(duration, attributes);
     }
-    if (!this.#recording) return;
+    if (!this.recording) return;
     if (span !== undefined) {
       span.setAttribute(ATTR.storeOperation, operation);
       span.setAttribute(ATTR.store, this.#receiver.store);
@@ -241,87 +244,12 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     const attributes: Attributes = timed ? { [ATTR.storeDuration]: duration } : {};
     if (type !== undefined) attributes[ATTR.errorType] = type;
     else if (result !== undefined) attributes[ATTR.storeResult] = result;
-    this.#span.addEvent(STORE_EVENT[operation], attributes);
-    if (type !== undefined) this.#span.recordException(error instanceof Error ? error : errorMessage(error));
+    this.span.addEvent(STORE_EVENT[operation], attributes);
+    if (type !== undefined) this.span.recordException(error instanceof Error ? error : errorMessage(error));
   }
 
   runHandler<R>(handler: AnyWebhookHandler, call: () => R): R {
-    const { instruments, config, tracer } = this.#shared;
-    const name = handler.name || 'anonymous';
-    const eventType = this.#eventType ?? 'unknown';
-    const active = instruments.handlersActive.entry(eventType);
-    active.count++;
-    const start = performance.now();
-    let span: Span | undefined;
-    let ctx: Context | undefined;
-    if (this.#recording) {
-      if (config.full) {
-        span = tracer.startSpan(
-          SPAN.handlerPrefix + name,
-          { attributes: { [ATTR.eventType]: eventType, [ATTR.handlerName]: name } },
-          this.#deliveryContext(),
-        );
-        ctx = trace.setSpan(this.#deliveryContext(), span);
-      } else ctx = this.#deliveryContext();
-    }
-    let result: R;
-    try {
-      result = ctx === undefined ? call() : context.with(ctx, call);
-    } catch (error) {
-      this.#handlerDone(name, eventType, active, start, span, true, error);
-      throw error;
-    }
-    if (isPromiseLike(result)) {
-      return result.then(
-        (value) => {
-          this.#handlerDone(name, eventType, active, start, span, false, undefined);
-          return value;
-        },
-        (error: unknown) => {
-          this.#handlerDone(name, eventType, active, start, span, true, error);
-          throw error;
-        },
-      ) as R;
-    }
-    this.#handlerDone(name, eventType, active, start, span, false, undefined);
-    return result;
-  }
-
-  #handlerDone(
-    name: string,
-    eventType: string,
-    active: { count: number },
-    start: number,
-    span: Span | undefined,
-    failed: boolean,
-    error: unknown,
-  ): void {
-    active.count--;
-    const { instruments } = this.#shared;
-    const type = failed ? errorType(error) : undefined;
-    const attributes =
-      type === undefined
-        ? instruments.handlerSets.get(eventType, name, () => ({
-            [ATTR.eventType]: eventType,
-            [ATTR.handlerName]: name,
-          }))
-        : { [ATTR.eventType]: eventType, [ATTR.handlerName]: name, [ATTR.errorType]: type };
-    instruments.handlerDuration.record(seconds(start), attributes);
-    if (!this.#recording) return;
-    if (span !== undefined) {
-      if (type !== undefined) {
-        span.setAttribute(ATTR.errorType, type);
-        span.recordException(error instanceof Error ? error : errorMessage(error));
-        span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-      }
-      span.end();
-      return;
-    }
-    // Without a span of its own (the default) a handler gets an event only when it failed.
-    if (type !== undefined) {
-      this.#span.addEvent(EVENT.handler, { [ATTR.handlerName]: name, [ATTR.errorType]: type });
-      this.#span.recordException(error instanceof Error ? error : errorMessage(error));
-    }
+    return runHandler(this.#shared, this, handler, call);
   }
 
   answered(response: ReceiverResponse, pending: boolean): void {
@@ -341,17 +269,17 @@ export class OtelDeliveryObserver implements DeliveryObserver {
     answerDuration.record(seconds(this.#start), entry.attributes);
     this.#answered = true;
     this.#pending = pending;
-    if (this.#recording) {
+    if (this.recording) {
       // Event type and id were set when verified.
-      this.#span.setAttribute(ATTR.outcome, entry.attributes[ATTR.outcome]!);
-      this.#span.setAttribute(ATTR.httpStatus, status);
+      this.span.setAttribute(ATTR.outcome, entry.attributes[ATTR.outcome]!);
+      this.span.setAttribute(ATTR.httpStatus, status);
       const code = entry.attributes[ATTR.errorType];
-      if (code !== undefined) this.#span.setAttribute(ATTR.errorType, code);
+      if (code !== undefined) this.span.setAttribute(ATTR.errorType, code);
       // With handlers still to run, the span ends later: the event marks when the answer went out.
-      if (pending && this.#shared.config.full) this.#span.addEvent(EVENT.answered);
+      if (pending && this.#shared.config.full) this.span.addEvent(EVENT.answered);
       // As for HTTP server spans: a 5xx is the server's error, a 4xx the client's and leaves it unset.
       if (status >= 500) {
-        this.#span.setStatus({ code: SpanStatusCode.ERROR, message: code as string | undefined });
+        this.span.setStatus({ code: SpanStatusCode.ERROR, message: code as string | undefined });
       }
     }
     if (!this.#pending || this.#finished) this.#end();
@@ -360,21 +288,21 @@ export class OtelDeliveryObserver implements DeliveryObserver {
   threw(error: unknown): void {
     const type = errorType(error);
     this.#shared.instruments.deliveries.other('failed', undefined, type, undefined).count++;
-    if (this.#recording) {
-      this.#span.setAttribute(ATTR.outcome, 'failed');
-      this.#span.setAttribute(ATTR.errorType, type);
-      this.#span.recordException(error instanceof Error ? error : errorMessage(error));
-      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+    if (this.recording) {
+      this.span.setAttribute(ATTR.outcome, 'failed');
+      this.span.setAttribute(ATTR.errorType, type);
+      this.span.recordException(error instanceof Error ? error : errorMessage(error));
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     }
     this.#end();
   }
 
   finished(error: WebhookHandlerError | undefined): void {
     this.#finished = true;
-    if (error !== undefined && this.#recording) {
-      this.#span.setAttribute(ATTR.handlersFailed, error.errors.length);
-      this.#span.setAttribute(ATTR.errorType, error.code);
-      this.#span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+    if (error !== undefined && this.recording) {
+      this.span.setAttribute(ATTR.handlersFailed, error.errors.length);
+      this.span.setAttribute(ATTR.errorType, error.code);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
     }
     if (this.#answered) this.#end();
   }
@@ -382,6 +310,6 @@ export class OtelDeliveryObserver implements DeliveryObserver {
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#span.end();
+    this.span.end();
   }
 }

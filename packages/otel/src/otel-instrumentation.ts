@@ -52,7 +52,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): I
   const shared = new ObserverShared(tracer, instruments, { full: detail === 'full' });
   return {
     startDelivery: (headers, receiver) => new OtelDeliveryObserver(shared, headers, receiver),
-    runQueued: (run, call) => runQueued(tracer, run, call),
+    runQueued: (run, call) => runQueued(shared, run, call),
     refused(code, status) {
       instruments.deliveries.other('refused', status, code, undefined).count++;
     },

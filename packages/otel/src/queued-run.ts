@@ -1,27 +1,36 @@
 import {
   type Attributes,
+  type Context,
   context,
   type Link,
   SpanKind,
   SpanStatusCode,
-  type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { QueuedRun } from '@sms-webhooks/core/adapter';
+import type { WebhookHandlerError } from '@sms-webhooks/core';
+import type { HandlerObserver, QueuedRun } from '@sms-webhooks/core/adapter';
 import { ATTR, MESSAGING_SYSTEM, SPAN } from './attributes.js';
+import type { ObserverShared } from './delivery-observer.js';
 import { errorMessage, errorType } from './error-type.js';
+import { type HandlerScope, runHandler } from './handler-run.js';
+import { isPromiseLike } from './promise-like.js';
 import { fromTraceContext } from './trace-context.js';
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+function isHandlerError(error: unknown): error is WebhookHandlerError {
+  return error instanceof AggregateError && (error as { code?: unknown }).code === 'handler_failed';
 }
 
 /**
  * A queued event's run in a worker: a CONSUMER span `sms-webhooks job`, linked to the delivery that
  * queued it (a link, not a parent: the delivery's trace has long ended when a retried job runs), with
- * the handlers running inside it so their own spans nest under it.
+ * the handlers running inside it so their own spans nest under it. Each handler is recorded as in a
+ * delivery: its duration, the running count, and with `detail: 'full'` a span of its own.
  */
-export function runQueued<R>(tracer: Tracer, run: QueuedRun, call: () => R): R {
+export function runQueued<R>(
+  shared: ObserverShared,
+  run: QueuedRun,
+  call: (handlers: HandlerObserver) => R,
+): R {
   const delivery = fromTraceContext(run.traceContext);
   const links: Link[] = delivery === undefined ? [] : [{ context: delivery }];
   const attributes: Attributes = {
@@ -30,16 +39,34 @@ export function runQueued<R>(tracer: Tracer, run: QueuedRun, call: () => R): R {
     [ATTR.messageId]: run.event.id,
     [ATTR.eventType]: run.event.type,
   };
-  const span = tracer.startSpan(SPAN.job, { kind: SpanKind.CONSUMER, links, attributes }, context.active());
+  const span = shared.tracer.startSpan(
+    SPAN.job,
+    { kind: SpanKind.CONSUMER, links, attributes },
+    context.active(),
+  );
+  const jobContext: Context = trace.setSpan(context.active(), span);
+  const scope: HandlerScope = {
+    eventType: run.event.type,
+    span,
+    recording: span.isRecording(),
+    context: () => jobContext,
+  };
+  const handlers: HandlerObserver = {
+    runHandler: (handler, handlerCall) => runHandler(shared, scope, handler, handlerCall),
+  };
   const failed = (error: unknown) => {
     span.setAttribute(ATTR.errorType, errorType(error));
-    span.recordException(error instanceof Error ? error : errorMessage(error));
+    // Each failed handler was recorded as it failed (an event, or its own span): the run's error only
+    // says how many, as a delivery's span does.
+    // (By its code, not instanceof: the worker may load core's other build.)
+    if (isHandlerError(error)) span.setAttribute(ATTR.handlersFailed, error.errors.length);
+    else span.recordException(error instanceof Error ? error : errorMessage(error));
     span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     span.end();
   };
   let result: R;
   try {
-    result = context.with(trace.setSpan(context.active(), span), call);
+    result = context.with(jobContext, () => call(handlers));
   } catch (error) {
     failed(error);
     throw error;

@@ -1,7 +1,7 @@
 import { SpanKind, trace } from '@opentelemetry/api';
 import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/bullmq';
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
-import { ATTR, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
+import { ATTR, EVENT, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedisServer } from '../../../test/helpers/redis-server.js';
@@ -73,9 +73,96 @@ describe('BullMQ: the job carries the delivery trace context, the worker links i
       expect(run.status.code).toBe(0);
       expect(childrenOf(t.spans(), run).map((s) => s.name)).toEqual(['send receipt']);
       expect(trace.getActiveSpan()).toBeUndefined();
+      // The handler ran in the worker, not in the delivery: its duration is recorded there.
+      expect(
+        await t.total(METRIC.handlerDuration, {
+          [ATTR.eventType]: 'message.delivered',
+          [ATTR.handlerName]: 'anonymous',
+        }),
+      ).toBe(1);
+      expect(await t.total(METRIC.handlersActive, { [ATTR.eventType]: 'message.delivered' })).toBe(0);
     } finally {
       await worker.close();
       await queue.close();
     }
   }, 30_000);
+
+  it.each([
+    ['delivery', 'a failed handler is an event on the job span'],
+    ['full', 'each handler has a span under the job span'],
+  ] as const)(
+    "worker handlers with detail '%s': their duration by name and error type; %s",
+    async (detail, _what) => {
+      const w = telemetry();
+      const { hostname, port } = new URL(redis.url);
+      const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
+      const name = `otel-handlers-${detail}-${Date.now()}`;
+      const queue = new Queue(name, { connection });
+      const receiver = createReceiver({
+        secret,
+        store: new MemoryStore(),
+        logger: quiet,
+        dispatch: enqueueTo(queue, { attempts: 1 }),
+        instrumentation: otelInstrumentation({
+          tracerProvider: w.tracerProvider,
+          meterProvider: w.meterProvider,
+          detail,
+        }),
+      });
+      let ran = 0;
+      receiver.on('message.failed', function recordFailure() {
+        ran++;
+      });
+      receiver.on('message.failed', function alertOps() {
+        ran++;
+        throw Object.assign(new Error('pager down'), { code: 'PAGER_DOWN' });
+      });
+      const worker = createWorker(receiver, { connection, queue: name, logger: quiet });
+      try {
+        const d = createTestDelivery('message.failed', { secret });
+        expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+        const deadline = Date.now() + 10_000;
+        while (!w.spans().some((s) => s.name === SPAN.job) && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        expect(ran).toBe(2);
+        const run = w.span(SPAN.job);
+        expect(run.status.code).toBe(2);
+        const children = childrenOf(w.spans(), run);
+        if (detail === 'full') {
+          expect(children.map((s) => s.name).sort()).toEqual([
+            `${SPAN.handlerPrefix}alertOps`,
+            `${SPAN.handlerPrefix}recordFailure`,
+          ]);
+          const failedSpan = children.find((s) => s.name === `${SPAN.handlerPrefix}alertOps`)!;
+          expect(failedSpan.attributes[ATTR.errorType]).toBe('PAGER_DOWN');
+          expect(failedSpan.status.code).toBe(2);
+          expect(run.events.filter((e) => e.name === EVENT.handler)).toEqual([]);
+        } else {
+          expect(children).toEqual([]);
+          const events = run.events.filter((e) => e.name === EVENT.handler);
+          expect(events.map((e) => e.attributes)).toEqual([
+            { [ATTR.handlerName]: 'alertOps', [ATTR.errorType]: 'PAGER_DOWN' },
+          ]);
+        }
+        const type = { [ATTR.eventType]: 'message.failed' };
+        expect(await w.total(METRIC.handlerDuration, { ...type, [ATTR.handlerName]: 'recordFailure' })).toBe(
+          1,
+        );
+        expect(
+          await w.total(METRIC.handlerDuration, {
+            ...type,
+            [ATTR.handlerName]: 'alertOps',
+            [ATTR.errorType]: 'PAGER_DOWN',
+          }),
+        ).toBe(1);
+        expect(await w.total(METRIC.handlersActive, type)).toBe(0);
+      } finally {
+        await worker.close();
+        await queue.close();
+        await w.shutdown();
+      }
+    },
+    30_000,
+  );
 });

@@ -1,6 +1,6 @@
 import { context, type Span, trace } from '@opentelemetry/api';
 import { createReceiver, createTestDelivery, type ReceiverOptions } from '@sms-webhooks/core';
-import { ATTR, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
+import { ATTR, EVENT, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { describe, expect, it } from 'vitest';
 import { type Telemetry, telemetry } from './telemetry.js';
 
@@ -79,7 +79,10 @@ describe('a dispatched delivery (the queue hand-off)', () => {
     expect(run.links.map((l) => l.context.spanId)).toEqual(['b7ad6b7169203331']);
     expect(run.status).toMatchObject({ code: 2 });
     expect(run.attributes[ATTR.errorType]).toBe('handler_failed');
-    expect(run.events.map((e) => e.name)).toEqual(['exception']);
+    expect(run.attributes[ATTR.handlersFailed]).toBe(1);
+    // The handler's failure, recorded once: its event and its exception (the RangeError).
+    expect(run.events.map((e) => e.name)).toEqual([EVENT.handler, 'exception']);
+    expect(run.events[1]!.attributes?.['exception.type']).toBe('RangeError');
 
     // A malformed or missing traceparent: the run is traced all the same, without a link.
     await receiver.runHandlers(

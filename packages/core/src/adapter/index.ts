@@ -3,6 +3,7 @@
 // For instrumentation libraries (@sms-webhooks/otel): the steps of a delivery the receiver reports.
 export type {
   DeliveryObserver,
+  HandlerObserver,
   Instrumentation,
   InstrumentedReceiver,
   QueuedRun,
