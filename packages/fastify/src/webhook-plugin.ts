@@ -12,13 +12,14 @@ declare module 'fastify' {
   }
 }
 
-/** The body goes as a value: Fastify serializes it and sets the JSON content type itself. */
+/**
+ * Core's headers and JSON text, as every adapter writes them. Fastify sends a string with a JSON content
+ * type as it is; a value would go through the app's reply serializer and preSerialization hooks.
+ */
 function send(reply: FastifyReply, answer: ReceiverResponse): void {
   reply.code(answer.status);
-  for (const name in answer.headers) {
-    if (name !== 'content-type') reply.header(name, answer.headers[name]);
-  }
-  reply.send(answer.json);
+  for (const name in answer.headers) reply.header(name, answer.headers[name]);
+  reply.send(answer.body);
 }
 
 /** A class rather than an object of closures: one is made per request. */

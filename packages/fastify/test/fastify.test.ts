@@ -76,6 +76,33 @@ for (const [name, make] of majors) {
       }
     });
 
+    it("writes core's answer as it is: the app's reply serializer and preSerialization hooks leave it alone", async () => {
+      const app = make() as App & {
+        setReplySerializer(serializer: (payload: unknown) => string): unknown;
+        addHook(name: 'preSerialization', hook: (...args: unknown[]) => Promise<unknown>): unknown;
+      };
+      app.setReplySerializer(() => '{"serialized":"by the app"}');
+      app.addHook('preSerialization', async (_request, _reply, payload) => ({ wrapped: payload }));
+      const receiver = createReceiver({ secret, logger: captureLogger(), respond: 'after-handlers' });
+      receiver.on('message.sent', () => {});
+      await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+      const origin = await start(app);
+      try {
+        const d = createTestDelivery('message.sent', { secret });
+        const res = await fetch(`${origin}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        expect(await res.text()).toBe('{"received":true}');
+        const refused = await fetch(`${origin}/webhooks`);
+        expect(refused.status).toBe(405);
+        expect(await refused.json()).toEqual({
+          error: { code: 'method_not_allowed', message: 'Webhook deliveries are POST requests.' },
+        });
+      } finally {
+        await app.close();
+      }
+    });
+
     it('waits in app.close() for handlers still running after the ack', async () => {
       const app = make();
       const receiver = createReceiver({ secret, logger: captureLogger() });
