@@ -4,16 +4,14 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { collectOutput, type Finished } from '../helpers/collect-output.js';
 import type { CodeBlock, Runtime } from './markdown-blocks.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 const work = join(root, 'test', '.tmp', 'docs');
 
-export interface BlockResult {
+export interface BlockResult extends Finished {
   block: CodeBlock;
-  code: number | null;
-  stdout: string;
-  stderr: string;
 }
 
 /**
@@ -166,31 +164,21 @@ function environment(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Runs one block to its end. */
-export function runBlock(
+export async function runBlock(
   block: CodeBlock,
   code: string,
   env: Record<string, string>,
   timeoutMs: number,
   options = NODE,
-) {
+): Promise<BlockResult> {
   const { file, args } = command(block, code, options);
-  return new Promise<BlockResult>((resolve, reject) => {
-    const child = spawn(file, args, { cwd: root, env: environment(env), detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (exit) => {
-      clearTimeout(timer);
-      resolve({ block, code: exit, stdout, stderr });
-    });
-  });
+  const child = spawn(file, args, { cwd: root, env: environment(env), detached: true });
+  const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
+  try {
+    return { block, ...(await collectOutput(child)) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface Background {

@@ -1,23 +1,17 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { collectOutput } from '../helpers/collect-output.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('pnpm demo', () => {
   it('runs by itself, exits 0 within 30 s, and shows the retry, the duplicate and the records', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/demo/demo.ts'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stdout, stderr } = await collectOutput(
+      spawn(process.execPath, ['--import', 'tsx', 'examples/demo/demo.ts'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     // The app failed one delivery on purpose, the emulator retried it with attempt 2 and it went through.
     expect(stdout).toMatch(/message\.delivered evt_\w+… attempt 1: HTTP 500 retry in/);

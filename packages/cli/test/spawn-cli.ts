@@ -1,17 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { collectOutput, type Finished } from '../../../test/helpers/collect-output.js';
 import { stateFile } from './helpers.js';
+
+export type { Finished };
 
 /** The repository root: the CLI runs from its TypeScript source through tsx, as `pnpm exec` would. */
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = ['--import', 'tsx', 'packages/cli/src/bin.ts'];
-
-export interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function environment(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const base = { ...process.env };
@@ -24,39 +21,17 @@ function environment(env: Record<string, string | undefined>): NodeJS.ProcessEnv
 
 /** Runs `sms-webhooks …` as a real process to its end. */
 export function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...BIN, ...args], { cwd: root, env: environment(env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return collectOutput(spawn(process.execPath, [...BIN, ...args], { cwd: root, env: environment(env) }));
 }
 
 /** A shell pipeline, for what only a pipe shows (`… | head -1`). `$CLI` is the command. */
 export function shell(script: string): Promise<Finished> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], {
+  return collectOutput(
+    spawn('bash', ['-c', script], {
       cwd: root,
       env: { ...environment({}), CLI: `${process.execPath} ${BIN.join(' ')}` },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+    }),
+  );
 }
 
 export interface Running {
