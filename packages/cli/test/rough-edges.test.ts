@@ -1,9 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator } from '@sms-webhooks/emulator';
+import { recordingApp } from '../../../test/helpers/recording-app.js';
 import { cli, shell } from './spawn-cli.js';
 
 // Every test spawns the CLI (tsx start-up included), which takes seconds on a loaded two-core machine.
@@ -19,24 +20,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((r) => server.close(() => r()));
   return port;
-}
-
-/** An app that answers 200 with JSON and keeps each request as received. */
-async function recordingApp() {
-  const requests: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
-  return { requests, url, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
 describe('a closed pipe (`| head -1`)', () => {

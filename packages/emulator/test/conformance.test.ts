@@ -1,6 +1,7 @@
 import { createEmulator } from '@sms-webhooks/emulator';
+import { recordingApp } from '../../../test/helpers/recording-app.js';
+import { emulatorWithApp } from './emulator-with-app.js';
 import { closeAll, startEmulator } from './helpers.js';
-import { emulatorWithApp, receivingApp } from './receiving-app.js';
 
 // Small fixes from a conformance audit against the spec (issue 16), each failing before its fix.
 
@@ -65,7 +66,7 @@ describe('webhook input', () => {
 
 describe('webhookSecret', () => {
   it('gives every webhook the fixed secret, and deliveries are signed with it', async () => {
-    const target = await receivingApp();
+    const target = await recordingApp();
     const secret = 'whsec_fixed_for_local_development';
     const { call, token, emulator } = await startEmulator({
       allowInsecureLoopback: true,
@@ -85,7 +86,7 @@ describe('webhookSecret', () => {
     emulator.emit('message.sent');
     await emulator.waitForIdle(5000);
     await target.close();
-    const [delivery] = target.received;
+    const [delivery] = target.requests;
     expect(verifyWebhook(delivery!.body, delivery!.headers as Record<string, string>, { secret }).type).toBe(
       'message.sent',
     );
@@ -113,7 +114,7 @@ describe('redelivery', () => {
       await emulator.waitForIdle(5000);
     }
     await target.close();
-    expect(target.received.map((r) => r.headers['x-service-delivery-attempt'])).toEqual([
+    expect(target.requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual([
       '1',
       '2',
       '3',
@@ -123,7 +124,7 @@ describe('redelivery', () => {
       '6',
       '6',
     ]);
-    expect(new Set(target.received.map((r) => r.body)).size).toBe(1);
+    expect(new Set(target.requests.map((r) => r.body)).size).toBe(1);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createEmulator } from '@sms-webhooks/emulator';
+import { recordingApp } from '../../../test/helpers/recording-app.js';
+import { emulatorWithApp } from './emulator-with-app.js';
 import { closeAll, startEmulator } from './helpers.js';
-import { emulatorWithApp, receivingApp } from './receiving-app.js';
 
 afterEach(closeAll);
 
@@ -75,7 +76,7 @@ describe('emulator-only routes', () => {
   });
 
   it('scopes events to one workspace with workspace_id', async () => {
-    const target = await receivingApp();
+    const target = await recordingApp();
     const { call, token, emulator } = await startEmulator({ allowInsecureLoopback: true });
     for (const key of ['sk_test_a', 'sk_test_b']) {
       await call('POST', '/v1/webhooks', {
@@ -91,7 +92,7 @@ describe('emulator-only routes', () => {
     expect(res.body.events).toHaveLength(1);
     await emulator.waitForIdle(5000);
     await target.close();
-    expect(target.received).toHaveLength(1);
+    expect(target.requests).toHaveLength(1);
   });
 
   it.each([

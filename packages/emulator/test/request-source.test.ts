@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
-import { type ReceivingApp, receivingApp } from './receiving-app.js';
+import { type RecordingApp, recordingApp } from '../../../test/helpers/recording-app.js';
 
 // Issue 14, point 6: a web page the developer visits must not be able to drive the emulator, which signs
 // real deliveries to their app. Before the fix, each refusal below was a 202 (or 200) and a delivery.
@@ -28,10 +28,10 @@ function raw(
 
 let emulator: Emulator;
 let port: number;
-let app: ReceivingApp;
+let app: RecordingApp;
 
 async function start(host?: string) {
-  app = await receivingApp();
+  app = await recordingApp();
   emulator = createEmulator({ allowInsecureLoopback: true });
   const url = await emulator.listen(0, host);
   port = Number(new URL(url.replace('0.0.0.0', '127.0.0.1')).port);
@@ -71,7 +71,7 @@ describe('the emulator bound to a loopback address', () => {
     expect(res.status).toBe(403);
     expect(res.body.error?.code).toBe('origin_not_allowed');
     await emulator.waitForIdle(2000);
-    expect(app.received).toHaveLength(0);
+    expect(app.requests).toHaveLength(0);
   });
 
   it.each(['https://evil.example', 'null', 'http://localhost.evil.example'])(
@@ -97,7 +97,7 @@ describe('the emulator bound to a loopback address', () => {
       expect(res.status).toBe(403);
       expect(res.body.error?.code).toBe('host_not_allowed');
     }
-    expect(app.received).toHaveLength(0);
+    expect(app.requests).toHaveLength(0);
   });
 
   it('requires application/json on the /_emulator POST routes, the redeliver route included', async () => {
@@ -116,7 +116,7 @@ describe('the emulator bound to a loopback address', () => {
     const redeliver = await raw(port, 'POST', '/_emulator/events/evt_x/redeliver', host);
     expect(redeliver.status).toBe(415);
     await emulator.waitForIdle(2000);
-    expect(app.received).toHaveLength(0);
+    expect(app.requests).toHaveLength(0);
   });
 
   it.each([
@@ -131,7 +131,7 @@ describe('the emulator bound to a loopback address', () => {
     const res = await postEvent({ ...headers(port), 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(202);
     await emulator.waitForIdle(5000);
-    expect(app.received).toHaveLength(1);
+    expect(app.requests).toHaveLength(1);
   });
 });
 
@@ -152,6 +152,6 @@ describe('the emulator bound to another address by choice', () => {
     const plain = await postEvent({ host: `devbox.lan:${port}`, 'content-type': 'text/plain' });
     expect(plain.status).toBe(415);
     await emulator.waitForIdle(5000);
-    expect(app.received).toHaveLength(2);
+    expect(app.requests).toHaveLength(2);
   });
 });
