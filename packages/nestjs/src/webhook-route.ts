@@ -68,6 +68,9 @@ export class SmsWebhookRoute implements OnModuleInit, OnApplicationShutdown {
 
   /** Nest calls this after the HTTP server stopped taking requests: the handlers still running finish. */
   async onApplicationShutdown(): Promise<void> {
+    // On Fastify the plugin's onClose hook has drained already (Nest closes the server first): a second
+    // drain would wait drainTimeoutMs again for the same stuck handler, and warn again.
+    if (this.#platform === 'fastify') return;
     await this.receiver.drain(this.options.drainTimeoutMs);
   }
 }

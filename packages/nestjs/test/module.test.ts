@@ -296,6 +296,29 @@ describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
     expect(logger.lines.join('\n')).not.toContain(SECRET);
   });
 
+  it('drains once on app.close(): a stuck handler is waited for drainTimeoutMs once, and warned about once', async () => {
+    const logger = captureLogger();
+    @Injectable()
+    class Stuck {
+      @OnSmsWebhook('message.delivered')
+      onDelivered(): Promise<void> {
+        return new Promise(() => {});
+      }
+    }
+    const { origin, close } = await startApp(
+      platform,
+      {
+        imports: [SmsWebhooksModule.forRoot({ secret: SECRET, path: PATH, drainTimeoutMs: 200 })],
+        providers: [Stuck],
+      },
+      { logger },
+    );
+    const d = createTestDelivery('message.delivered', { secret: SECRET });
+    expect((await post(`${origin}${PATH}`, d)).status).toBe(200);
+    await close();
+    expect(logger.lines.filter((line) => line.includes('drain timed out'))).toHaveLength(1);
+  });
+
   it('is not a Nest route: a global guard that refuses everything does not stop it; Nest middleware runs before it on Fastify only', async () => {
     @Injectable()
     class DenyAll implements CanActivate {
