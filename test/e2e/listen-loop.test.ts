@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cli, type Running, root, start } from '../../packages/cli/test/spawn-cli.js';
+import { freePort } from '../helpers/free-port.js';
 
 // Issue 16's "done when": `sms-webhooks listen --forward-to …` in one shell, the app in another; either
 // restarts without re-pasting a secret, and deliveries and retries stream in listen's output.
@@ -12,14 +12,6 @@ import { cli, type Running, root, start } from '../../packages/cli/test/spawn-cl
 const stateFile = join(mkdtempSync(join(tmpdir(), 'sms-webhooks-loop-')), 'state.json');
 const READY = /^export SMS_WEBHOOK_SECRET=(whsec_\S+)$/;
 const API_BASE = /^ {2}emulator (http:\/\/\S+) /;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 interface UserApp {
   lines: string[];

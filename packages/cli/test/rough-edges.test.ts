@@ -1,10 +1,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator } from '@sms-webhooks/emulator';
+import { freePort } from '../../../test/helpers/free-port.js';
 import { recordingApp } from '../../../test/helpers/recording-app.js';
+import { startApp } from './receiving-app.js';
 import { cli, shell } from './spawn-cli.js';
 
 // Every test spawns the CLI (tsx start-up included), which takes seconds on a loaded two-core machine.
@@ -13,14 +13,6 @@ vi.setConfig({ testTimeout: 60_000 });
 // The CLI's rough edges from issue 16, each run as a real process; each failed before its fix.
 
 const secret = 'whsec_rough_edges_0123456789abcdef';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 describe('a closed pipe (`| head -1`)', () => {
   it.each(['send --help', 'sign --help', 'emulator --help', 'webhooks --help', 'help send', 'listen --help'])(
@@ -100,7 +92,7 @@ describe('usage mistakes', () => {
 
 describe('talking to the service', () => {
   it('`webhooks list` against a closed port names ECONNREFUSED and the address', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const res = await cli(['webhooks', 'list'], {
       SMS_API_KEY: 'sk_test_closed',
       SMS_API_BASE_URL: `http://127.0.0.1:${port}`,
@@ -171,24 +163,14 @@ describe('send', () => {
   });
 
   it('--timestamp signs with an old time: a stale delivery the receiver refuses', async () => {
-    const { createReceiver } = await import('@sms-webhooks/core');
-    const receiver = createReceiver({ secret, logger: { warn() {}, error() {} } });
-    receiver.on('message.sent', () => {});
-    const server = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const c of req) chunks.push(c as Buffer);
-      const out = await receiver.handle({ rawBody: Buffer.concat(chunks), headers: req.headers });
-      res.writeHead(out.status, out.headers).end(out.body);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+    const app = await startApp(secret);
     try {
       const stale = String(Math.floor(Date.now() / 1000) - 600);
       const res = await cli([
         'send',
         'message.sent',
         '--url',
-        url,
+        app.url,
         '--secret',
         secret,
         '--timestamp',
@@ -199,7 +181,7 @@ describe('send', () => {
       expect(JSON.parse(res.stdout).body.error.code).toBe('timestamp_out_of_tolerance');
       expect(JSON.parse(res.stderr).error).toMatchObject({ code: 'delivery_not_acknowledged', status: 400 });
     } finally {
-      await new Promise<void>((r) => server.close(() => r()));
+      await app.close();
     }
   });
 });
