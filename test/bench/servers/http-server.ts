@@ -3,6 +3,7 @@
  * Talks to the benchmark over IPC: sends { type: 'ready', port }, answers 'stats' and the RSS probe.
  */
 import type { Server } from 'node:http';
+import { serveParent, startChild } from '../lib/bench-child.js';
 import { counters, makeReceiver, makeStore, type ServerConfig } from './contenders.js';
 import { expressApp } from './express-app.js';
 import { fastifyApp } from './fastify-app.js';
@@ -27,44 +28,38 @@ async function main(): Promise<void> {
   const receiver = config.contender === 'ours' ? makeReceiver(config, store) : undefined;
   const build = { express: expressApp, fastify: fastifyApp, koa: koaApp }[config.framework];
   const server: Server = await build(config.contender, receiver, config.maxBodyBytes).listen();
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
 
   let sampler: NodeJS.Timeout | undefined;
   let rss: RssReport = { baseline: 0, peak: 0 };
   let maxRssBefore = 0;
 
-  process.on('message', async (message: ServerRequest) => {
-    if (message.type === 'stats') {
-      process.send?.({ type: 'stats', ...counters });
-    } else if (message.type === 'rss-start') {
-      gc?.();
-      const baseline = process.memoryUsage.rss();
-      rss = { baseline, peak: baseline };
-      maxRssBefore = process.resourceUsage().maxRSS * 1024;
-      sampler = setInterval(() => {
-        rss.peak = Math.max(rss.peak, process.memoryUsage.rss());
-      }, 2);
-      process.send?.({ type: 'rss-started' });
-    } else if (message.type === 'rss-stop') {
-      clearInterval(sampler);
-      // maxRSS is the lifetime peak: it only tells us something when it rose during the probe.
-      const maxRssAfter = process.resourceUsage().maxRSS * 1024;
-      if (maxRssAfter > maxRssBefore) rss.peak = Math.max(rss.peak, maxRssAfter);
-      process.send?.({ type: 'rss', ...rss });
-    } else if (message.type === 'close') {
-      server.closeAllConnections?.();
-      server.close();
+  serveParent({
+    server,
+    replies: {
+      stats: () => ({ type: 'stats', ...counters }),
+      'rss-start': () => {
+        gc?.();
+        const baseline = process.memoryUsage.rss();
+        rss = { baseline, peak: baseline };
+        maxRssBefore = process.resourceUsage().maxRSS * 1024;
+        sampler = setInterval(() => {
+          rss.peak = Math.max(rss.peak, process.memoryUsage.rss());
+        }, 2);
+        return { type: 'rss-started' };
+      },
+      'rss-stop': () => {
+        clearInterval(sampler);
+        // maxRSS is the lifetime peak: it only tells us something when it rose during the probe.
+        const maxRssAfter = process.resourceUsage().maxRSS * 1024;
+        if (maxRssAfter > maxRssBefore) rss.peak = Math.max(rss.peak, maxRssAfter);
+        return { type: 'rss', ...rss };
+      },
+    } satisfies Record<Exclude<ServerRequest['type'], 'close'>, () => object>,
+    async close() {
       await receiver?.close(2000);
       await closeStore();
-      process.disconnect?.();
-    }
+    },
   });
-  process.on('disconnect', () => process.exit(0));
-  process.send?.({ type: 'ready', port });
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+startChild(main);

@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { PostgresStore } from '@sms-webhooks/postgres';
 import pg from 'pg';
 import postgres from 'postgres';
+import { serveParent, startChild } from '../lib/bench-child.js';
 import { counters, makeReceiver, type ServerConfig } from '../servers/contenders.js';
 import { expressApp } from '../servers/express-app.js';
 
@@ -53,25 +54,17 @@ async function main(): Promise<void> {
   const receiver = makeReceiver(serverConfig, store);
   await store.init();
   const server: Server = await expressApp('ours', receiver, config.maxBodyBytes).listen();
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-
-  process.on('message', async (message: { type: string }) => {
-    if (message.type === 'stats') process.send?.({ type: 'stats', ...counters });
-    else if (message.type === 'statements') process.send?.({ type: 'statements', statements });
-    else if (message.type === 'close') {
-      server.closeAllConnections?.();
-      server.close();
+  serveParent({
+    server,
+    replies: {
+      stats: () => ({ type: 'stats', ...counters }),
+      statements: () => ({ type: 'statements', statements }),
+    },
+    async close() {
       await receiver.close(2000);
       await close();
-      process.disconnect?.();
-    }
+    },
   });
-  process.on('disconnect', () => process.exit(0));
-  process.send?.({ type: 'ready', port });
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+startChild(main);
