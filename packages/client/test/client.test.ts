@@ -1,57 +1,9 @@
-import {
-  type ClientOptions,
-  createClient,
-  deliveryOutcome,
-  isServiceApiError,
-  ServiceApiError,
-} from '@sms-webhooks/client';
-import { createEmulator, type Emulator, type EmulatorOptions } from '@sms-webhooks/emulator';
+import { createClient, deliveryOutcome, ServiceApiError } from '@sms-webhooks/client';
+import { closeEmulator, rejection, startEmulatorClient } from './emulator-client.js';
 
 const HOUR = 3_600_000;
-let emulator: Emulator | undefined;
 
-afterEach(async () => {
-  await emulator?.close();
-  emulator = undefined;
-});
-
-interface Seen {
-  method: string;
-  path: string;
-  status: number;
-  apiKey: string | null;
-  authorization: string | null;
-}
-
-/** A real emulator, and a fetch that records what the client sent and got back. */
-async function setup(emulatorOptions: EmulatorOptions = {}, clientOptions: Partial<ClientOptions> = {}) {
-  emulator = createEmulator({ allowInsecureLoopback: true, ...emulatorOptions });
-  const baseUrl = await emulator.listen();
-  const seen: Seen[] = [];
-  const recordingFetch: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
-    const headers = new Headers(init?.headers);
-    seen.push({
-      method: init?.method ?? 'GET',
-      path: new URL(String(input)).pathname,
-      status: res.status,
-      apiKey: headers.get('x-api-key'),
-      authorization: headers.get('authorization'),
-    });
-    return res;
-  };
-  const client = createClient({ apiKey: 'sk_test_client', baseUrl, fetch: recordingFetch, ...clientOptions });
-  return { client, seen, emulator, baseUrl };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isServiceApiError(error)).toBe(true);
-  return error as ServiceApiError;
-}
+afterEach(closeEmulator);
 
 const input = {
   url: 'https://app.example/webhooks',
@@ -60,7 +12,7 @@ const input = {
 
 describe('createClient against the emulator', () => {
   it('covers every endpoint: create, list, test, deliveries, delete', async () => {
-    const { client } = await setup();
+    const { client } = await startEmulatorClient();
     const created = await client.createWebhook({ ...input, description: 'orders' });
     expect(created).toMatchObject({
       id: expect.stringMatching(/^wh_/),
@@ -74,7 +26,7 @@ describe('createClient against the emulator', () => {
   });
 
   it('exchanges the key once, sends it only to the token route, and reuses the token', async () => {
-    const { client, seen, emulator } = await setup();
+    const { client, seen, emulator } = await startEmulatorClient();
     await Promise.all([client.listWebhooks(), client.listWebhooks(), client.listWebhooks()]);
     await client.listWebhooks();
     expect(emulator.tokensIssued).toBe(1);
@@ -88,7 +40,7 @@ describe('createClient against the emulator', () => {
   it('refreshes the token shortly before it expires, before the service refuses it', async () => {
     let now = Date.parse('2030-01-01T00:00:00Z');
     const clock = () => now;
-    const { client, seen, emulator } = await setup(
+    const { client, seen, emulator } = await startEmulatorClient(
       { now: clock },
       { now: clock, refreshMarginMs: 5 * 60_000 },
     );
@@ -105,7 +57,10 @@ describe('createClient against the emulator', () => {
   it('caps the refresh margin at half the token lifetime, so a long margin cannot exchange on every call', async () => {
     let now = Date.parse('2030-01-01T00:00:00Z');
     const clock = () => now;
-    const { client, emulator } = await setup({ now: clock }, { now: clock, refreshMarginMs: 47 * HOUR });
+    const { client, emulator } = await startEmulatorClient(
+      { now: clock },
+      { now: clock, refreshMarginMs: 47 * HOUR },
+    );
     await client.listWebhooks();
     now += 23 * HOUR; // inside the 47 h margin, but the cap (24 h) keeps the token
     await client.listWebhooks();
@@ -143,7 +98,7 @@ describe('createClient against the emulator', () => {
 
   it('on a 401 exchanges the key again once and retries the request', async () => {
     let serverNow = Date.parse('2030-01-01T00:00:00Z');
-    const { client, seen, emulator } = await setup({ now: () => serverNow });
+    const { client, seen, emulator } = await startEmulatorClient({ now: () => serverNow });
     await client.listWebhooks();
     serverNow += 49 * HOUR; // the server sees the token as expired; the client's clock does not
     const list = await client.listWebhooks();
@@ -159,7 +114,7 @@ describe('createClient against the emulator', () => {
   });
 
   it('throws 401 unauthorized when a fresh token is refused too, without looping', async () => {
-    const { baseUrl } = await setup();
+    const { baseUrl } = await startEmulatorClient();
     let calls = 0;
     const breakingFetch: typeof fetch = (input, init) => {
       calls += 1;
@@ -174,7 +129,7 @@ describe('createClient against the emulator', () => {
   });
 
   it('throws 401 for an API key the service refuses, after a single exchange', async () => {
-    const { client, seen } = await setup({ apiKeys: ['sk_test_other'] });
+    const { client, seen } = await startEmulatorClient({ apiKeys: ['sk_test_other'] });
     const error = await rejection(client.listWebhooks());
     expect(error).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(error).toBeInstanceOf(ServiceApiError);
@@ -182,7 +137,7 @@ describe('createClient against the emulator', () => {
   });
 
   it('waits out a 429 for Retry-After and then succeeds', async () => {
-    const { client, seen } = await setup({ rateLimit: { limit: 1, windowMs: 1000 } });
+    const { client, seen } = await startEmulatorClient({ rateLimit: { limit: 1, windowMs: 1000 } });
     await client.listWebhooks();
     const started = performance.now();
     await client.listWebhooks();
@@ -192,7 +147,7 @@ describe('createClient against the emulator', () => {
   });
 
   it('gives up on a 429 after maxRetries, or at once when Retry-After is longer than maxRetryWaitMs', async () => {
-    const limited = await setup(
+    const limited = await startEmulatorClient(
       { rateLimit: { limit: 1, windowMs: 60_000 } },
       { maxRetries: 5, maxRetryWaitMs: 2000 },
     );
@@ -200,9 +155,9 @@ describe('createClient against the emulator', () => {
     const tooLong = await rejection(limited.client.listWebhooks());
     expect(tooLong).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 60 });
     expect(limited.seen.filter((s) => s.status === 429)).toHaveLength(1);
-    await emulator!.close();
+    await limited.emulator.close();
 
-    const bounded = await setup({ rateLimit: { limit: 1, windowMs: 1000 } }, { maxRetries: 0 });
+    const bounded = await startEmulatorClient({ rateLimit: { limit: 1, windowMs: 1000 } }, { maxRetries: 0 });
     await bounded.client.listWebhooks();
     const noRetry = await rejection(bounded.client.listWebhooks());
     expect(noRetry).toMatchObject({ status: 429, code: 'rate_limited', retryAfter: 1 });
@@ -216,7 +171,7 @@ describe('createClient against the emulator', () => {
     ['no events', { ...input, events: [] }, 'events'],
     ['a 201-character description', { ...input, description: 'd'.repeat(201) }, 'description'],
   ])('refuses %s before sending anything', async (_name, bad, field) => {
-    const { client, seen } = await setup();
+    const { client, seen } = await startEmulatorClient();
     const error = await rejection(client.createWebhook(bad as never));
     expect(error).toMatchObject({ status: 422, code: 'validation_error', sent: false });
     expect(error.details).toContainEqual({ field, message: expect.any(String) });
@@ -224,7 +179,7 @@ describe('createClient against the emulator', () => {
   });
 
   it('refuses a malformed webhook id before sending anything', async () => {
-    const { client, seen } = await setup();
+    const { client, seen } = await startEmulatorClient();
     for (const call of [
       client.deleteWebhook('x/../y'),
       client.listDeliveries(''),
@@ -236,7 +191,10 @@ describe('createClient against the emulator', () => {
   });
 
   it('carries the service error: 404 not_found, and 422 with field details', async () => {
-    const { client } = await setup({ allowInsecureLoopback: false }, { allowInsecureLoopback: true });
+    const { client } = await startEmulatorClient(
+      { allowInsecureLoopback: false },
+      { allowInsecureLoopback: true },
+    );
     expect(await rejection(client.deleteWebhook('wh_missing'))).toMatchObject({
       status: 404,
       code: 'not_found',

@@ -1,40 +1,11 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createClient, isServiceApiError, type ServiceApiError } from '@sms-webhooks/client';
-import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
+import { createClient } from '@sms-webhooks/client';
+import { freePort } from '../../../test/helpers/free-port.js';
 import { retryAfterMs } from '../src/retry-after.js';
+import { closeEmulator, rejection, startEmulatorClient } from './emulator-client.js';
 
 // Small fixes from a conformance audit against the spec (issue 16); each failed before its fix.
 
-let emulator: Emulator | undefined;
-afterEach(async () => {
-  await emulator?.close();
-  emulator = undefined;
-});
-
-async function setup() {
-  emulator = createEmulator();
-  const baseUrl = await emulator.listen();
-  const seen: string[] = [];
-  const client = createClient({
-    apiKey: 'sk_test_conformance',
-    baseUrl,
-    fetch: async (input, init) => {
-      seen.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`);
-      return fetch(input, init);
-    },
-  });
-  return { client, seen };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ServiceApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isServiceApiError(error)).toBe(true);
-  return error as ServiceApiError;
-}
+afterEach(closeEmulator);
 
 describe('Retry-After', () => {
   const now = Date.parse('2030-01-01T00:00:00Z');
@@ -58,7 +29,7 @@ describe('Retry-After', () => {
 
 describe('webhook ids', () => {
   it('sends any wh_ id the service could issue, and the service answers for it', async () => {
-    const { client, seen } = await setup();
+    const { client, seen } = await startEmulatorClient();
     for (const id of ['wh_with_underscore', 'wh_with-dash', 'wh_a.b~c']) {
       expect(await rejection(client.deleteWebhook(id))).toMatchObject({
         status: 404,
@@ -66,7 +37,7 @@ describe('webhook ids', () => {
         sent: true,
       });
     }
-    expect(seen.filter((s) => s.startsWith('DELETE'))).toEqual([
+    expect(seen.filter((s) => s.method === 'DELETE').map((s) => `${s.method} ${s.path}`)).toEqual([
       'DELETE /v1/webhooks/wh_with_underscore',
       'DELETE /v1/webhooks/wh_with-dash',
       'DELETE /v1/webhooks/wh_a.b~c',
@@ -74,7 +45,7 @@ describe('webhook ids', () => {
   });
 
   it('still refuses what is not a webhook id, without a request', async () => {
-    const { client, seen } = await setup();
+    const { client, seen } = await startEmulatorClient();
     for (const id of ['', 'wh_', 'evt_1', 'x/../wh_y']) {
       expect(await rejection(client.deleteWebhook(id))).toMatchObject({
         code: 'validation_error',
@@ -87,7 +58,7 @@ describe('webhook ids', () => {
 
 describe('length limits count characters', () => {
   it('accepts a description of 150 emoji (300 UTF-16 units) and refuses 201 characters', async () => {
-    const { client } = await setup();
+    const { client } = await startEmulatorClient();
     const input = { url: 'https://app.example/webhooks', events: ['message.sent' as const] };
     const webhook = await client.createWebhook({ ...input, description: '📨'.repeat(150) });
     expect(webhook.description).toBe('📨'.repeat(150));
@@ -103,10 +74,7 @@ describe('length limits count characters', () => {
 describe('an unreachable service', () => {
   it('names the reason and the address instead of a bare "fetch failed"', async () => {
     // A port that was just free: nothing listens there.
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise<void>((r) => closed.close(() => r()));
+    const port = await freePort();
     const client = createClient({ apiKey: 'sk_test_x', baseUrl: `http://127.0.0.1:${port}` });
     const error = await rejection(client.listWebhooks());
     expect(error).toMatchObject({ status: 0, code: 'network_error' });
