@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../helpers/free-port.js';
 
 /**
  * A throwaway PostgreSQL cluster (initdb in a temp dir, its own free port), for the tests that stop and
@@ -28,17 +28,6 @@ function binDir(): string {
   throw new Error(
     'initdb not found under /usr/lib/postgresql/*/bin: install PostgreSQL (apt-get install postgresql) or set PG_BIN.',
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function owner(): { uid: number; gid: number } | undefined {

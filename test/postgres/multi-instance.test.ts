@@ -1,7 +1,8 @@
 import { PostgresStore } from '@sms-webhooks/postgres';
 import pg from 'pg';
 import { createDatabase, type TestDatabase } from './db.js';
-import { deliver, deliveries, type Instance, startInstance } from './service.js';
+import { sendAll } from './send-all.js';
+import { deliveries, type Instance, startInstance } from './service.js';
 
 const EVENTS = Number(process.env.PG_MULTI_EVENTS ?? 10_000);
 const DUPLICATES = 0.3;
@@ -45,26 +46,19 @@ it(`3 instances in their own processes, ${EVENTS} events with ${DUPLICATES * 100
   const statuses = new Map<number, number>();
   let accepted = 0;
   let duplicates = 0;
-  let next = 0;
-  async function worker(): Promise<void> {
-    while (next < queue.length) {
-      const delivery = queue[next++]!;
-      // The service's retries: an in-flight answer (409) is sent again, to any instance, until it is 200.
-      for (let attempt = 1; ; attempt++) {
-        const instance = instances[Math.floor(Math.random() * instances.length)]!;
-        const { status, duplicate } = await deliver(instance.url, delivery, attempt);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (status === 200) {
-          if (duplicate) duplicates++;
-          else accepted++;
-          break;
-        }
-        if (attempt > 200) throw new Error(`${delivery.event.id}: still ${status} after 200 attempts`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  // The service's retries: an in-flight answer (409) is sent again, to any instance, until it is 200.
+  await sendAll(queue, {
+    concurrency: CONCURRENCY,
+    pick: () => instances[Math.floor(Math.random() * instances.length)]!,
+    onAnswer({ status, duplicate }) {
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      if (status !== 200) return;
+      if (duplicate) duplicates++;
+      else accepted++;
+    },
+    maxAttempts: 200,
+    pauseMs: 5,
+  });
 
   expect([...statuses.keys()].sort()).toEqual(statuses.has(409) ? [200, 409] : [200]);
   const { rows } = await admin.query<{ events: string; rows: string; doubled: string }>(

@@ -2,7 +2,8 @@ import { PostgresStore } from '@sms-webhooks/postgres';
 import type pg from 'pg';
 import { type Cluster, startCluster } from './cluster.js';
 import { CLIENTS, createDatabase, pgPool, sleep } from './db.js';
-import { deliver, deliveries, supervised } from './service.js';
+import { sendAll } from './send-all.js';
+import { deliveries, supervised } from './service.js';
 
 const EVENTS = 240;
 const CONCURRENCY = 16;
@@ -36,26 +37,20 @@ it('PostgreSQL stopped and started mid-load: 503 while it is down, then every ev
     let down = false;
     const whileDown = new Map<number, number>();
     let answered = 0;
-    let next = 0;
-    async function worker(): Promise<void> {
-      while (next < events.length) {
-        const d = events[next++]!;
-        // The service's retries, to either instance, until one answers 200.
-        for (let attempt = 1; ; attempt++) {
-          const instance = await instances[Math.floor(Math.random() * instances.length)]!.current();
-          const { status } = await deliver(instance.url, d, attempt);
-          if (down) whileDown.set(status, (whileDown.get(status) ?? 0) + 1);
-          if (status === 200) break;
-          // No answer: the process may have died (wait for its restart), or only this request failed
-          // on a loaded machine while the process lives on, so never wait on the exit alone.
-          if (status === 0) await Promise.race([instance.exited, sleep(500)]);
-          if (attempt > 300) throw new Error(`${d.event.id}: still ${status} after 300 attempts`);
-          await sleep(50);
-        }
-        answered++;
-      }
-    }
-    const load = Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    // The service's retries, to either instance, until one answers 200.
+    const load = sendAll(events, {
+      concurrency: CONCURRENCY,
+      pick: () => instances[Math.floor(Math.random() * instances.length)]!.current(),
+      async onAnswer({ status }, instance) {
+        if (down) whileDown.set(status, (whileDown.get(status) ?? 0) + 1);
+        if (status === 200) answered++;
+        // No answer: the process may have died (wait for its restart), or only this request failed
+        // on a loaded machine while the process lives on, so never wait on the exit alone.
+        if (status === 0) await Promise.race([instance.exited, sleep(500)]);
+      },
+      maxAttempts: 300,
+      pauseMs: 50,
+    });
 
     while (answered < EVENTS / 3) await sleep(10);
     await cluster.stop();
