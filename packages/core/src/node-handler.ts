@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerRefusal } from './answer-refusal.js';
+import { checkReceiver } from './check-receiver.js';
 import { isRawBody } from './raw-body.js';
 import { readNodeBody } from './read-node-body.js';
 import { type Receiver, refuse } from './receiver.js';
@@ -34,9 +35,7 @@ export type NodeHandler = (req: IncomingMessage, exchange: NodeExchange) => Prom
  * where a kept body is and how to write.
  */
 export function createNodeHandler(receiver: Receiver, options: NodeHandlerOptions): NodeHandler {
-  if (typeof receiver?.handle !== 'function' || typeof receiver.options?.maxBodyBytes !== 'number') {
-    throw new TypeError(`${options.name}: needs a receiver from createReceiver().`);
-  }
+  checkReceiver(options.name, receiver);
   const hint = rawBodyHint(options.howToFix);
   let hinted = false;
   let decodedHinted = false;

@@ -1,4 +1,5 @@
 import type { Receiver } from '@sms-webhooks/core';
+import { checkReceiver } from '@sms-webhooks/core/adapter';
 
 export interface WebhookPluginOptions {
   /** From `createReceiver()`: handlers, secret, store and body limit all live there. */
@@ -18,11 +19,11 @@ export function validateOptions(
   options: Partial<WebhookPluginOptions> | undefined,
 ): Required<WebhookPluginOptions> {
   const { receiver, path, drainTimeoutMs = 10_000 } = options ?? {};
-  if (typeof receiver?.handle !== 'function' || typeof receiver.options?.maxBodyBytes !== 'number') {
-    fail(
-      "the `receiver` option is required: app.register(webhookPlugin, { receiver: createReceiver({ secret }), path: '/webhooks' }).",
-    );
-  }
+  checkReceiver(
+    '@sms-webhooks/fastify',
+    receiver,
+    "the `receiver` option is required: app.register(webhookPlugin, { receiver: createReceiver({ secret }), path: '/webhooks' })",
+  );
   if (typeof path !== 'string' || !path.startsWith('/')) {
     fail(`the \`path\` option must be a route path starting with '/', got ${JSON.stringify(path)}.`);
   }

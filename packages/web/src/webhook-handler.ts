@@ -1,5 +1,5 @@
 import type { Receiver } from '@sms-webhooks/core';
-import { handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
+import { checkReceiver, handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
 
 export type { WaitUntil };
 
@@ -31,11 +31,11 @@ function pickWaitUntil(context: PlatformContext, fallback?: WaitUntil): WaitUnti
  * Runs wherever `Request`/`Response` do: Hono, Next.js, Bun, Deno, Cloudflare Workers, Vercel Edge.
  */
 export function webhookHandler(receiver: Receiver, options: WebhookHandlerOptions = {}): WebHandler {
-  if (typeof receiver?.handle !== 'function') {
-    throw new TypeError(
-      '@sms-webhooks/web: webhookHandler(receiver) needs a receiver from createReceiver().',
-    );
-  }
+  checkReceiver(
+    '@sms-webhooks/web',
+    receiver,
+    'webhookHandler(receiver) needs a receiver from createReceiver()',
+  );
   if (options.waitUntil !== undefined && typeof options.waitUntil !== 'function') {
     throw new TypeError('@sms-webhooks/web: `waitUntil` must be a function such as ctx.waitUntil.');
   }

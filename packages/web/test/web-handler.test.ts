@@ -167,6 +167,13 @@ describe('webhookHandler with a Web Request', () => {
     expect((await res.json()).error.code).toBe('store_unavailable');
   });
 
+  it('refuses a look-alike with handle() but no options at creation, instead of failing every request', () => {
+    const lookAlike = { handle: async () => ({ status: 200, headers: {}, body: '{}', json: {} }) };
+    expect(() => webhookHandler(lookAlike as never)).toThrow(
+      /^@sms-webhooks\/web: webhookHandler\(receiver\) needs a receiver from createReceiver\(\); got an object with handle\(\) but without the options/,
+    );
+  });
+
   it('refuses a non-receiver and a non-function waitUntil at creation', () => {
     const { receiver } = setup();
     expect(() => webhookHandler({} as never)).toThrow(/needs a receiver/);

@@ -2,6 +2,8 @@
 // what a Web adapter needs, without the Node entry, whose body reader needs Node's streams. The Node
 // build's ./adapter (index.ts) re-exports all of it.
 
+// Every adapter's start-up check that it was given a receiver.
+export { checkReceiver } from '../check-receiver.js';
 // The Web entry point: a Request in, a Response out (Workers, Deno, Bun, edge runtimes, Hono, Next.js).
 export {
   BODY_USED_HINT,

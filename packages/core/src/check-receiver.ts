@@ -1,0 +1,24 @@
+import type { Receiver } from './receiver.js';
+
+/**
+ * An adapter's start-up check of what it was given in place of a receiver, so that a missing one, a
+ * receiver's options object or a look-alike stops the app at start-up instead of failing every delivery.
+ * Both entry points use `handle` and `options` (the body limit, the read time-out, the logger).
+ * `problem` says what was needed in the adapter's own terms; it starts the message after `name`.
+ */
+export function checkReceiver(
+  name: string,
+  receiver: unknown,
+  problem = 'needs a receiver from createReceiver()',
+): asserts receiver is Receiver {
+  const given = receiver as Partial<Receiver> | null | undefined;
+  if (typeof given?.handle === 'function' && typeof given.options?.maxBodyBytes === 'number') return;
+  throw new TypeError(`${name}: ${problem}; got ${describe(given)}.`);
+}
+
+function describe(given: Partial<Receiver> | null | undefined): string {
+  if (given === null || given === undefined) return String(given);
+  if (typeof given !== 'object') return typeof given;
+  if (typeof given.handle !== 'function') return 'an object without a handle() method';
+  return 'an object with handle() but without the options createReceiver() sets';
+}
