@@ -266,7 +266,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
       entry = deliveries.other(outcome, status, errorCodeOf(response), eventType);
     }
     entry.count++;
-    answerDuration.record(seconds(this.#start), entry.attributes);
+    answerDuration.record(seconds(this.#start), entry.durationAttributes);
     this.#answered = true;
     this.#pending = pending;
     if (this.recording) {

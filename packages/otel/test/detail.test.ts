@@ -121,6 +121,20 @@ describe('@sms-webhooks/otel: what the default records, and what it leaves to de
       ['received', 6],
       ['duplicate', 1],
     ]);
+    // The counter has the status; the histogram leaves it out (it follows from outcome and code).
+    expect(points.map((p) => p.attributes[ATTR.httpStatus])).toEqual([200, 200]);
+    expect(answers.map((p) => Object.keys(p.attributes).sort())).toEqual([
+      [ATTR.eventType, ATTR.outcome],
+      [ATTR.eventType, ATTR.outcome],
+    ]);
+    // A refusal's point keeps its code.
+    await receiver.handle({ rawBody: d.body, headers: { ...d.headers, 'x-service-signature': 't=1,v1=00' } });
+    const refused = (await t.points(METRIC.answerDuration)).filter(
+      (p) => p.attributes[ATTR.outcome] === 'refused',
+    );
+    expect(refused.map((p) => p.attributes)).toEqual([
+      { [ATTR.outcome]: 'refused', [ATTR.errorType]: 'signature_malformed' },
+    ]);
   });
 
   it("refuses a `detail` that is neither 'delivery' nor 'full', saying what it takes", () => {
