@@ -1,5 +1,5 @@
 import type { Receiver } from '@sms-webhooks/core';
-import { checkReceiver } from '@sms-webhooks/core/adapter';
+import { checkReceiver, drainTimeoutOption } from '@sms-webhooks/core/adapter';
 
 export interface WebhookPluginOptions {
   /** From `createReceiver()`: handlers, secret, store and body limit all live there. */
@@ -18,7 +18,7 @@ function fail(message: string): never {
 export function validateOptions(
   options: Partial<WebhookPluginOptions> | undefined,
 ): Required<WebhookPluginOptions> {
-  const { receiver, path, drainTimeoutMs = 10_000 } = options ?? {};
+  const { receiver, path } = options ?? {};
   checkReceiver(
     '@sms-webhooks/fastify',
     receiver,
@@ -27,8 +27,6 @@ export function validateOptions(
   if (typeof path !== 'string' || !path.startsWith('/')) {
     fail(`the \`path\` option must be a route path starting with '/', got ${JSON.stringify(path)}.`);
   }
-  if (typeof drainTimeoutMs !== 'number' || !Number.isFinite(drainTimeoutMs) || drainTimeoutMs <= 0) {
-    fail(`\`drainTimeoutMs\` must be a positive number, got ${String(drainTimeoutMs)}.`);
-  }
+  const drainTimeoutMs = drainTimeoutOption('@sms-webhooks/fastify', options?.drainTimeoutMs);
   return { receiver, path, drainTimeoutMs };
 }

@@ -1,10 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from '@sms-webhooks/core/adapter';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import webhookPlugin from '@sms-webhooks/fastify';
 import fastify5 from 'fastify';
 import fastify4 from 'fastify4';
 import { captureLogger, deferred } from '../../../test/helpers/index.js';
+import { validateOptions } from '../src/options.js';
 
 const secret = 'whsec_fastifyadapter0123456789abcdef';
 
@@ -39,6 +41,13 @@ it('types the decorator and the options on the real Fastify 5 instance', async (
   // @ts-expect-error `path` is required
   await expect(other.register(webhookPlugin, { receiver })).rejects.toThrow(/`path` option/);
   await Promise.all([app.close(), other.close()]);
+});
+
+it("waits core's default drain time-out on close unless drainTimeoutMs is given", () => {
+  const receiver = createReceiver({ secret, logger: captureLogger() });
+  expect(DEFAULT_DRAIN_TIMEOUT_MS).toBe(10_000);
+  expect(validateOptions({ receiver, path: '/w' }).drainTimeoutMs).toBe(DEFAULT_DRAIN_TIMEOUT_MS);
+  expect(validateOptions({ receiver, path: '/w', drainTimeoutMs: 500 }).drainTimeoutMs).toBe(500);
 });
 
 for (const [name, make] of majors) {
@@ -137,6 +146,10 @@ for (const [name, make] of majors) {
       [{ receiver: 'r', path: 'webhooks' }, /`path` option must be a route path starting with '\/'/],
       [{ receiver: 'r' }, /`path` option/],
       [{ receiver: 'r', path: '/w', drainTimeoutMs: -1 }, /`drainTimeoutMs` must be a positive number/],
+      [
+        { receiver: 'r', path: '/w', drainTimeoutMs: '5000' },
+        /^@sms-webhooks\/fastify: `drainTimeoutMs` must be a positive number of milliseconds, such as 10000 \(the default\), got "5000"\.$/,
+      ],
     ] as [Record<string, unknown>, RegExp][])('refuses %j at register time', async (options, message) => {
       const app = make();
       const receiver = createReceiver({ secret, logger: captureLogger() });

@@ -1,5 +1,6 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { ReceiverOptions } from '@sms-webhooks/core';
+import { drainTimeoutOption } from '@sms-webhooks/core/adapter';
 
 export interface SmsWebhooksModuleOptions extends ReceiverOptions {
   /**
@@ -52,14 +53,12 @@ export function splitOptions(options: SmsWebhooksModuleOptions | undefined): Spl
   if (typeof options !== 'object' || options === null) {
     fail("SmsWebhooksModule.forRoot needs options: { secret, path: '/webhooks/sms' }.");
   }
-  const { path, drainTimeoutMs = 10_000, ...receiver } = options;
+  const { path, drainTimeoutMs: drainOption, ...receiver } = options;
   if (typeof path !== 'string' || !path.startsWith('/')) {
     fail(
       `the \`path\` option must be a route path starting with '/', such as '/webhooks/sms', got ${JSON.stringify(path)}.`,
     );
   }
-  if (typeof drainTimeoutMs !== 'number' || !Number.isFinite(drainTimeoutMs) || drainTimeoutMs <= 0) {
-    fail(`\`drainTimeoutMs\` must be a positive number, got ${String(drainTimeoutMs)}.`);
-  }
+  const drainTimeoutMs = drainTimeoutOption('@sms-webhooks/nestjs', drainOption);
   return { receiver, path, drainTimeoutMs };
 }

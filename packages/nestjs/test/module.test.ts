@@ -13,6 +13,7 @@ import {
   signPayload,
   type WebhookEvent,
 } from '@sms-webhooks/core';
+import { DEFAULT_DRAIN_TIMEOUT_MS } from '@sms-webhooks/core/adapter';
 import {
   InjectSmsWebhookReceiver,
   OnSmsWebhook,
@@ -20,6 +21,7 @@ import {
   SmsWebhooksModule,
 } from '@sms-webhooks/nestjs';
 import express from 'express';
+import { splitOptions } from '../src/module-options.js';
 import { adapterFor, captureLogger, deferred, PLATFORMS, post, SECRET, startApp } from './helpers.js';
 
 const PATH = '/webhooks/sms';
@@ -440,10 +442,20 @@ describe('an Express instance of your own', () => {
 });
 
 describe('start-up errors', () => {
+  it("takes core's default drain time-out unless drainTimeoutMs is given", () => {
+    expect(DEFAULT_DRAIN_TIMEOUT_MS).toBe(10_000);
+    expect(splitOptions({ secret: SECRET, path: PATH }).drainTimeoutMs).toBe(DEFAULT_DRAIN_TIMEOUT_MS);
+    expect(splitOptions({ secret: SECRET, path: PATH, drainTimeoutMs: 500 }).drainTimeoutMs).toBe(500);
+  });
+
   it.each([
     [{ secret: SECRET }, /^@sms-webhooks\/nestjs: the `path` option must be a route path starting with '\/'/],
     [{ secret: SECRET, path: 'webhooks' }, /`path` option must be a route path/],
     [{ secret: SECRET, path: PATH, drainTimeoutMs: 0 }, /`drainTimeoutMs` must be a positive number/],
+    [
+      { secret: SECRET, path: PATH, drainTimeoutMs: '5000' },
+      /^@sms-webhooks\/nestjs: `drainTimeoutMs` must be a positive number of milliseconds, such as 10000 \(the default\), got "5000"\.$/,
+    ],
     [{ secret: '', path: PATH }, /^sms-webhooks: `secret` is empty/],
     [{ secret: SECRET, path: PATH, tolerence: 300 }, /^sms-webhooks: unknown option `tolerence`/],
   ] as [Record<string, unknown>, RegExp][])(

@@ -1,5 +1,7 @@
 // For adapter authors: the Node entry every adapter calls, and the answers of the response table.
 
+// For adapters with a shutdown hook: the default wait for handlers still running, and the option's check.
+export { DEFAULT_DRAIN_TIMEOUT_MS, drainTimeoutOption } from '../drain-timeout.js';
 // For instrumentation libraries (@sms-webhooks/otel): the steps of a delivery the receiver reports.
 export type {
   DeliveryObserver,
