@@ -5,8 +5,10 @@
  */
 import type { Server } from 'node:http';
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { createReceiver, type Instrumentation, MemoryStore } from '@sms-webhooks/core';
 import { otelInstrumentation } from '@sms-webhooks/otel';
+import { serveParent, startChild } from '../../../test/bench/lib/bench-child.js';
 import { BENCH_SECRET } from '../../../test/bench/lib/fixtures.js';
 import { counters, type Framework } from '../../../test/bench/servers/contenders.js';
 import { expressApp } from '../../../test/bench/servers/express-app.js';
@@ -20,9 +22,22 @@ import { telemetry, useAsyncContext } from './telemetry.js';
  * - `context`: no instrumentation, but the SDK's async context manager registered and in use, as
  *   any SDK set-up has it: what the context manager alone costs every request;
  * - `sdk`: `otelInstrumentation()` and the SDK as an application sets it up, in-memory exporters;
- * - `sdk-full`: the same with `detail: 'full'`.
+ * - `sdk-full`: the same with `detail: 'full'`;
+ * - `sdk-sent`: as `sdk`, but the exporter lets go of each batch as it is exported, as a network
+ *   exporter does once it has sent it, where the in-memory one keeps every span until the server
+ *   reads and drops them (every 200 ms): what holding the spans costs (the garbage collector's copying).
  */
-export type Instrumented = 'none' | 'no-sdk' | 'context' | 'sdk' | 'sdk-full';
+export type Instrumented = 'none' | 'no-sdk' | 'context' | 'sdk' | 'sdk-full' | 'sdk-sent';
+
+/** Counts the spans of each exported batch and keeps none. */
+class SentSpans implements SpanExporter {
+  count = 0;
+  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
+    this.count += spans.length;
+    done({ code: 0 }); // ExportResultCode.SUCCESS
+  }
+  async shutdown(): Promise<void> {}
+}
 
 export interface OtelServerConfig {
   framework: Framework;
@@ -45,6 +60,18 @@ async function main(): Promise<void> {
   } else if (config.instrumented === 'no-sdk') {
     // The global API with nothing registered: its no-op tracer and meter.
     instrumentation = otelInstrumentation();
+  } else if (config.instrumented === 'sdk-sent') {
+    const sent = new SentSpans();
+    const t = telemetry({ batch: true, spanExporter: sent });
+    instrumentation = otelInstrumentation({
+      tracerProvider: t.tracerProvider,
+      meterProvider: t.meterProvider,
+    });
+    pending = async () => {
+      await t.tracerProvider.forceFlush();
+      return sent.count;
+    };
+    shutdown = () => t.shutdown();
   } else if (config.instrumented === 'sdk' || config.instrumented === 'sdk-full') {
     // As an application sets it up: the async context manager and a batching span processor.
     const t = telemetry({ batch: true });
@@ -79,31 +106,24 @@ async function main(): Promise<void> {
   });
   const build = { express: expressApp, fastify: fastifyApp, koa: koaApp }[config.framework];
   const server: Server = await build('ours', receiver, config.maxBodyBytes).listen();
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-
-  process.on('message', async (message: { type: string }) => {
-    if (message.type === 'stats') {
-      const cpu = process.cpuUsage();
-      process.send?.({
-        type: 'stats',
-        ...counters,
-        spans: spans + (await pending()),
-        cpuMicros: cpu.user + cpu.system,
-      });
-    } else if (message.type === 'close') {
-      server.closeAllConnections?.();
-      server.close();
+  serveParent({
+    server,
+    replies: {
+      async stats() {
+        const cpu = process.cpuUsage();
+        return {
+          type: 'stats',
+          ...counters,
+          spans: spans + (await pending()),
+          cpuMicros: cpu.user + cpu.system,
+        };
+      },
+    },
+    async close() {
       await receiver.close(2000);
       await shutdown();
-      process.disconnect?.();
-    }
+    },
   });
-  process.on('disconnect', () => process.exit(0));
-  process.send?.({ type: 'ready', port });
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+startChild(main);

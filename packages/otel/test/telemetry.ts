@@ -12,6 +12,7 @@ import {
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
+  type SpanExporter,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 
@@ -49,9 +50,19 @@ export function matches(attributes: Attributes, match: Attributes): boolean {
 }
 
 /** An SDK of its own for one test: in-memory spans, metrics collected on demand. */
-export function telemetry({ asyncContext = true, batch = false } = {}): Telemetry {
+export function telemetry({
+  asyncContext = true,
+  batch = false,
+  spanExporter,
+}: {
+  asyncContext?: boolean;
+  batch?: boolean;
+  /** Instead of the in-memory exporter (then `spans()` holds none). */
+  spanExporter?: SpanExporter;
+} = {}): Telemetry {
   if (asyncContext) useAsyncContext();
-  const exporter = new InMemorySpanExporter();
+  const memory = new InMemorySpanExporter();
+  const exporter = spanExporter ?? memory;
   // Batch: what production set-ups use (spans exported on a timer); Simple: each span as it ends, for tests.
   const processor = batch
     ? new BatchSpanProcessor({
@@ -74,13 +85,13 @@ export function telemetry({ asyncContext = true, batch = false } = {}): Telemetr
   const t: Telemetry = {
     tracerProvider,
     meterProvider,
-    spans: () => exporter.getFinishedSpans(),
-    reset: () => exporter.reset(),
+    spans: () => memory.getFinishedSpans(),
+    reset: () => memory.reset(),
     span(name) {
-      const found = exporter.getFinishedSpans().filter((s) => s.name === name);
+      const found = memory.getFinishedSpans().filter((s) => s.name === name);
       if (found.length !== 1) {
         throw new Error(
-          `expected one span named ${name}, found ${found.length}: ${exporter
+          `expected one span named ${name}, found ${found.length}: ${memory
             .getFinishedSpans()
             .map((s) => s.name)
             .join(', ')}`,

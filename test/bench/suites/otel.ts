@@ -8,7 +8,7 @@ import type { HttpProfile } from './http.js';
 
 const SERVER = new URL('../../../packages/otel/test/bench-server.ts', import.meta.url);
 const LIMIT = 1024 * 1024;
-const CONTENDERS: Instrumented[] = ['none', 'no-sdk', 'context', 'sdk', 'sdk-full'];
+const CONTENDERS: Instrumented[] = ['none', 'no-sdk', 'context', 'sdk', 'sdk-full', 'sdk-sent'];
 /** The bar's contenders, in each framework's table; the others go to the breakdown table. */
 const MAIN: Instrumented[] = ['none', 'no-sdk', 'sdk'];
 const LABEL: Record<Instrumented, string> = {
@@ -17,9 +17,17 @@ const LABEL: Record<Instrumented, string> = {
   context: 'no instrumentation, the SDK context manager in use',
   sdk: 'otelInstrumentation() + SDK, in-memory exporters',
   'sdk-full': "the same, detail: 'full'",
+  'sdk-sent': 'the SDK default, the exporter dropping spans as it exports them',
 };
 /** Spans each delivery must produce: the delivery's, and with 'full' its handler's. */
-const SPANS: Record<Instrumented, number> = { none: 0, 'no-sdk': 0, context: 0, sdk: 1, 'sdk-full': 2 };
+const SPANS: Record<Instrumented, number> = {
+  none: 0,
+  'no-sdk': 0,
+  context: 0,
+  sdk: 1,
+  'sdk-full': 2,
+  'sdk-sent': 1,
+};
 
 interface Running {
   config: OtelServerConfig;
