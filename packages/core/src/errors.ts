@@ -15,7 +15,8 @@ export type ResponseErrorCode =
   | 'store_unavailable'
   | 'raw_body_unavailable'
   | 'method_not_allowed'
-  | 'request_timeout';
+  | 'request_timeout'
+  | 'internal_error';
 
 const STATUS: Record<VerificationErrorCode, number> = {
   signature_missing: 400,

@@ -1,3 +1,4 @@
+import { internalError } from './internal-error.js';
 import { readWebBody } from './read-web-body.js';
 import { type Receiver, refuse } from './receiver.js';
 import {
@@ -73,10 +74,8 @@ export async function handleWebRequest(
   const { maxBodyBytes, bodyTimeoutMs } = receiver.options;
   const read = await readWebBody(request, maxBodyBytes, bodyTimeoutMs);
   if ('refused' in read) return toResponse(refuse(receiver, refusal(receiver, read.refused)));
-  const res = await receiver.handle({
-    rawBody: read.body,
-    headers: request.headers,
-    waitUntil: options.waitUntil,
-  });
+  const res = await receiver
+    .handle({ rawBody: read.body, headers: request.headers, waitUntil: options.waitUntil })
+    .catch((error: unknown) => internalError(receiver, error));
   return toResponse(res);
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerRefusal } from './answer-refusal.js';
 import { checkReceiver } from './check-receiver.js';
+import { internalError } from './internal-error.js';
 import { isRawBody } from './raw-body.js';
 import { readNodeBody } from './read-node-body.js';
 import { type Receiver, refuse } from './receiver.js';
@@ -31,8 +32,8 @@ export type NodeHandler = (req: IncomingMessage, exchange: NodeExchange) => Prom
 
 /**
  * The one Node entry every adapter calls: method check, kept or consumed body, bounded read with its
- * time-out, every error answer and the drain after a refusal, then `receiver.handle`. Adapters only say
- * where a kept body is and how to write.
+ * time-out, every error answer and the drain after a refusal, then `receiver.handle` (whose own failure is
+ * answered 500 internal_error too). Adapters only say where a kept body is and how to write.
  */
 export function createNodeHandler(receiver: Receiver, options: NodeHandlerOptions): NodeHandler {
   checkReceiver(options.name, receiver);
@@ -50,9 +51,10 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
         );
       }
       // receiver.handle checks the limit on it again
-      return receiver
-        .handle({ rawBody: exchange.keptBody, headers: req.headers })
-        .then((response) => exchange.write(response));
+      return receiver.handle({ rawBody: exchange.keptBody, headers: req.headers }).then(
+        (response) => exchange.write(response),
+        (error: unknown) => exchange.write(internalError(receiver, error)),
+      );
     }
     if (req.readableEnded || !req.readable) {
       // Another parser read the stream: reading again would wait for an 'end' that already happened.
@@ -70,10 +72,16 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
           answerRefusal(req, exchange.takeOver(), refuse(receiver, read.refused)).then(resolve, reject);
           return;
         }
-        receiver.handle({ rawBody: read.body, headers: req.headers }).then((response) => {
-          exchange.write(response);
-          resolve();
-        }, reject);
+        receiver.handle({ rawBody: read.body, headers: req.headers }).then(
+          (response) => {
+            exchange.write(response);
+            resolve();
+          },
+          (error: unknown) => {
+            exchange.write(internalError(receiver, error));
+            resolve();
+          },
+        );
       });
     });
   };

@@ -57,6 +57,13 @@ export function payloadTooLarge(maxBodyBytes: number): ReceiverResponse {
   return errorResponse(413, 'payload_too_large', `Body is larger than the limit of ${maxBodyBytes} bytes.`);
 }
 
+/** The answer when `receiver.handle` itself fails: a bug, whose message stays in the log, not in the body. */
+export const INTERNAL_ERROR = errorResponse(
+  500,
+  'internal_error',
+  'The webhook receiver failed unexpectedly; see the server log.',
+);
+
 export const METHOD_NOT_ALLOWED = errorResponse(
   405,
   'method_not_allowed',

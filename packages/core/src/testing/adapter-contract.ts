@@ -494,6 +494,27 @@ export function runAdapterContract(
       assert.equal(calls, 0);
     });
 
+    it('answers 500 internal_error when receiver.handle itself fails, logs the error once and never echoes it', async () => {
+      const detail = 'connect ECONNREFUSED 10.1.2.3:5432 (db-primary.internal)';
+      await withServer(
+        {},
+        (r) => {
+          // A bug, not a bad request: nothing the receiver's own policy answers.
+          r.handle = () => Promise.reject(new Error(detail));
+        },
+        async (url, _receiver, logger) => {
+          const reply = await post(url, createTestDelivery('message.sent', { secret: SECRET }));
+          assertError(reply, 500, 'internal_error');
+          assert.ok(
+            !reply.text.includes('ECONNREFUSED'),
+            `the answer does not echo the error: ${reply.text}`,
+          );
+          const logged = logger.lines.filter((line) => line.includes(detail));
+          assert.equal(logged.length, 1, `the error is logged once: ${JSON.stringify(logger.lines)}`);
+        },
+      );
+    });
+
     it('keeps working across many deliveries on one server (no leaked state between requests)', async () => {
       const store = new MemoryStore();
       let calls = 0;
