@@ -2,6 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import type { Instrumented, OtelServerConfig } from '../../../packages/otel/test/bench-server.js';
 import { forkTs, nextMessage, request, stopChild } from '../lib/child.js';
 import { startLoadRunner } from '../lib/http-harness.js';
+import { inRotation } from '../lib/in-rotation.js';
+import { loadProblem } from '../lib/load-checks.js';
 import { type BarCheck, bar, barsTable, type SuiteResult, type Table } from '../lib/report.js';
 import { formatRate, formatRatio, median } from '../lib/stats.js';
 import type { HttpProfile } from './http.js';
@@ -74,21 +76,14 @@ export async function runOtel(profile: HttpProfile): Promise<SuiteResult> {
           });
           const c = server.config.instrumented;
           sent.set(c, sent.get(c)! + r.requests);
-          if (r.non2xx || r.errors || r.timeouts || r.reused) {
-            problems.push(
-              `${framework}/${c}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} time-outs, ${r.reused} reused ids`,
-            );
-          }
+          const problem = loadProblem(`${framework}/${c}`, r);
+          if (problem) problems.push(problem);
           if (!timed) return;
           rps.get(c)!.push(r.rps);
           p99.get(c)!.push(r.p99);
         };
         for (const server of servers) await fire(server, profile.warmupAmount, false);
-        for (let round = 0; round < profile.rounds; round++) {
-          for (let k = 0; k < servers.length; k++) {
-            await fire(servers[(round + k) % servers.length]!, profile.amount, true);
-          }
-        }
+        await inRotation(profile.rounds, servers, (server) => fire(server, profile.amount, true));
         for (const server of servers) {
           const c = server.config.instrumented;
           const stats = await request<{ accepted: number; spans: number; cpuMicros: number }>(
