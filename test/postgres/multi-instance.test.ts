@@ -78,4 +78,4 @@ it(`3 instances in their own processes, ${EVENTS} events with ${DUPLICATES * 100
     `SELECT state, count(*)::int AS n FROM sms_webhook_events GROUP BY state`,
   );
   expect(records.rows).toEqual([{ state: 'completed', n: EVENTS }]);
-}, 120_000);
+}, 240_000);
