@@ -77,7 +77,9 @@ export async function instructionsPerRequest(run: InstructionRun): Promise<numbe
           connections: 8,
           bodyBytes: 1024,
         });
-        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${run.label}: failed requests`);
+        if (r.non2xx || r.errors || r.timeouts) {
+          throw new Error(`${run.label}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} time-outs`);
+        }
         sent += r.requests;
       }
       return sent;
