@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { DedupeStore } from '../src/dedupe-store.js';
+import { LeaseKeeper } from '../src/lease-keeper.js';
+import { MemoryStore } from '../src/memory-store.js';
+import { captureLogger } from './helpers.js';
+
+/** A store whose renew records each call and answers what `renewed` says for the key. */
+function recordingStore(renewed: (key: string) => boolean = () => true) {
+  const calls: string[] = [];
+  const store: DedupeStore = Object.assign(new MemoryStore(), {
+    renew: (key: string) => {
+      calls.push(key);
+      return renewed(key);
+    },
+  });
+  return { store, calls };
+}
+
+describe('LeaseKeeper', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('renews every claim taken before a tick, oldest first, until it is released', async () => {
+    const { store, calls } = recordingStore();
+    const keeper = new LeaseKeeper(store, 300, captureLogger());
+    const a = keeper.hold('a', 'ta');
+    const b = keeper.hold('b', 'tb');
+    keeper.hold('c', 'tc');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toEqual(['a', 'b', 'c']);
+    keeper.hold('d', 'td'); // taken after that tick: renewed from the next one on
+    keeper.release(b);
+    keeper.release(b);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toEqual(['a', 'b', 'c', 'a', 'c', 'd']);
+    keeper.release(a);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls.slice(6)).toEqual(['c', 'd']);
+  });
+
+  it('logs a claim that could not be renewed once, and stops renewing it', async () => {
+    const { store, calls } = recordingStore((key) => key !== 'lost');
+    const logger = captureLogger();
+    const keeper = new LeaseKeeper(store, 300, logger);
+    keeper.hold('kept', 't1');
+    const lost = keeper.hold('lost', 't2');
+    await vi.advanceTimersByTimeAsync(200);
+    expect(calls).toEqual(['kept', 'lost', 'kept']);
+    expect(logger.lines).toHaveLength(1);
+    expect(logger.text()).toMatch(/the claim on lost ran out while its handlers ran/);
+    keeper.release(lost);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(calls).toEqual(['kept', 'lost', 'kept', 'kept']);
+    expect(logger.lines).toHaveLength(1);
+  });
+
+  it('stops its timer once nothing is held, and holds nothing for a store without renew', async () => {
+    const { store, calls } = recordingStore();
+    const keeper = new LeaseKeeper(store, 300, captureLogger());
+    keeper.release(keeper.hold('a', 'ta'));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(calls).toEqual([]);
+    const withoutRenew: DedupeStore = {
+      localKeys: true,
+      claim: () => 'claimed',
+      complete: () => true,
+      release: () => true,
+    };
+    const plain = new LeaseKeeper(withoutRenew, 300, captureLogger());
+    expect(plain.hold('a', 'ta')).toBeUndefined();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
