@@ -22,7 +22,16 @@ import {
 } from '@sms-webhooks/nestjs';
 import express from 'express';
 import { splitOptions } from '../src/module-options.js';
-import { adapterFor, captureLogger, deferred, PLATFORMS, post, SECRET, startApp } from './helpers.js';
+import {
+  adapterFor,
+  captureLogger,
+  deferred,
+  PLATFORMS,
+  type Platform,
+  post,
+  SECRET,
+  startApp,
+} from './helpers.js';
 
 const PATH = '/webhooks/sms';
 
@@ -61,6 +70,25 @@ class EchoController {
   echo(@Body() body: unknown) {
     return { got: body };
   }
+}
+
+/** An app whose one handler never settles, with a 200 ms drain time-out, logging to `logger`. */
+function startStuckApp(platform: Platform, logger: ReturnType<typeof captureLogger>) {
+  @Injectable()
+  class Stuck {
+    @OnSmsWebhook('message.delivered')
+    onDelivered(): Promise<void> {
+      return new Promise(() => {});
+    }
+  }
+  return startApp(
+    platform,
+    {
+      imports: [SmsWebhooksModule.forRoot({ secret: SECRET, path: PATH, drainTimeoutMs: 200 })],
+      providers: [Stuck],
+    },
+    { logger },
+  );
 }
 
 describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
@@ -265,21 +293,7 @@ describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
 
   it('gives up on a handler after drainTimeoutMs and says so through Nest’s Logger', async () => {
     const logger = captureLogger();
-    @Injectable()
-    class Stuck {
-      @OnSmsWebhook('message.delivered')
-      onDelivered(): Promise<void> {
-        return new Promise(() => {});
-      }
-    }
-    const { origin, close } = await startApp(
-      platform,
-      {
-        imports: [SmsWebhooksModule.forRoot({ secret: SECRET, path: PATH, drainTimeoutMs: 200 })],
-        providers: [Stuck],
-      },
-      { logger },
-    );
+    const { origin, close } = await startStuckApp(platform, logger);
     const d = createTestDelivery('message.delivered', { secret: SECRET });
     expect((await post(`${origin}${PATH}`, d)).status).toBe(200);
     const forged = createTestDelivery('message.delivered', { secret: 'whsec_someoneelse0123456789abcdef' });
@@ -300,21 +314,7 @@ describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
 
   it('drains once on app.close(): a stuck handler is waited for drainTimeoutMs once, and warned about once', async () => {
     const logger = captureLogger();
-    @Injectable()
-    class Stuck {
-      @OnSmsWebhook('message.delivered')
-      onDelivered(): Promise<void> {
-        return new Promise(() => {});
-      }
-    }
-    const { origin, close } = await startApp(
-      platform,
-      {
-        imports: [SmsWebhooksModule.forRoot({ secret: SECRET, path: PATH, drainTimeoutMs: 200 })],
-        providers: [Stuck],
-      },
-      { logger },
-    );
+    const { origin, close } = await startStuckApp(platform, logger);
     const d = createTestDelivery('message.delivered', { secret: SECRET });
     expect((await post(`${origin}${PATH}`, d)).status).toBe(200);
     await close();
