@@ -23,11 +23,12 @@ import type {
   TraceContext,
 } from '@sms-webhooks/core/adapter';
 import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
-import { errorMessage, errorType } from './error-type.js';
+import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
 import type { DeliveryEntry, Instruments } from './instruments.js';
 import { errorCodeOf, outcomeOf } from './outcome.js';
 import { isPromiseLike } from './promise-like.js';
+import { seconds } from './seconds.js';
 import { toTraceContext } from './trace-context.js';
 
 function userAgent(headers: HeaderSource): string | undefined {
@@ -36,10 +37,6 @@ function userAgent(headers: HeaderSource): string | undefined {
       ? (headers as { get(name: string): string | null }).get('user-agent')
       : (headers as Record<string, unknown>)['user-agent'];
   return typeof value === 'string' ? value : undefined;
-}
-
-function seconds(since: number): number {
-  return (performance.now() - since) / 1000;
 }
 
 function storeResult(operation: StoreOperation, value: unknown): string | undefined {
@@ -233,7 +230,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
       span.setAttribute(ATTR.store, this.#receiver.store);
       if (type !== undefined) {
         span.setAttribute(ATTR.errorType, type);
-        span.recordException(error instanceof Error ? error : errorMessage(error));
+        span.recordException(asException(error));
         span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
       } else if (result !== undefined) span.setAttribute(ATTR.storeResult, result);
       span.end();
@@ -245,7 +242,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     if (type !== undefined) attributes[ATTR.errorType] = type;
     else if (result !== undefined) attributes[ATTR.storeResult] = result;
     this.span.addEvent(STORE_EVENT[operation], attributes);
-    if (type !== undefined) this.span.recordException(error instanceof Error ? error : errorMessage(error));
+    if (type !== undefined) this.span.recordException(asException(error));
   }
 
   runHandler<R>(handler: AnyWebhookHandler, call: () => R): R {
@@ -291,7 +288,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     if (this.recording) {
       this.span.setAttribute(ATTR.outcome, 'failed');
       this.span.setAttribute(ATTR.errorType, type);
-      this.span.recordException(error instanceof Error ? error : errorMessage(error));
+      this.span.recordException(asException(error));
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     }
     this.#end();

@@ -2,8 +2,9 @@ import { type Context, context, type Span, SpanStatusCode, trace } from '@opente
 import type { AnyWebhookHandler } from '@sms-webhooks/core';
 import { ATTR, EVENT, SPAN } from './attributes.js';
 import type { ObserverShared } from './delivery-observer.js';
-import { errorMessage, errorType } from './error-type.js';
+import { asException, errorMessage, errorType } from './error-type.js';
 import { isPromiseLike } from './promise-like.js';
+import { seconds } from './seconds.js';
 
 /** Where a handler runs: a delivery (its span) or a queued job in a worker (the job's span). */
 export interface HandlerScope {
@@ -88,12 +89,12 @@ function handlerDone(
           [ATTR.handlerName]: name,
         }))
       : { [ATTR.eventType]: eventType, [ATTR.handlerName]: name, [ATTR.errorType]: type };
-  instruments.handlerDuration.record((performance.now() - start) / 1000, attributes);
+  instruments.handlerDuration.record(seconds(start), attributes);
   if (!scope.recording) return;
   if (span !== undefined) {
     if (type !== undefined) {
       span.setAttribute(ATTR.errorType, type);
-      span.recordException(error instanceof Error ? error : errorMessage(error));
+      span.recordException(asException(error));
       span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     }
     span.end();
@@ -102,6 +103,6 @@ function handlerDone(
   // Without a span of its own (the default) a handler gets an event only when it failed.
   if (type !== undefined) {
     scope.span.addEvent(EVENT.handler, { [ATTR.handlerName]: name, [ATTR.errorType]: type });
-    scope.span.recordException(error instanceof Error ? error : errorMessage(error));
+    scope.span.recordException(asException(error));
   }
 }

@@ -11,7 +11,7 @@ import type { WebhookHandlerError } from '@sms-webhooks/core';
 import type { HandlerObserver, QueuedRun } from '@sms-webhooks/core/adapter';
 import { ATTR, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import type { ObserverShared } from './delivery-observer.js';
-import { errorMessage, errorType } from './error-type.js';
+import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
 import { isPromiseLike } from './promise-like.js';
 import { fromTraceContext } from './trace-context.js';
@@ -60,7 +60,7 @@ export function runQueued<R>(
     // says how many, as a delivery's span does.
     // (By its code, not instanceof: the worker may load core's other build.)
     if (isHandlerError(error)) span.setAttribute(ATTR.handlersFailed, error.errors.length);
-    else span.recordException(error instanceof Error ? error : errorMessage(error));
+    else span.recordException(asException(error));
     span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
     span.end();
   };
