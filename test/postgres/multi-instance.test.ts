@@ -43,15 +43,16 @@ it(`3 instances in their own processes, ${EVENTS} events with ${DUPLICATES * 100
   const events = deliveries(EVENTS);
   // Every event once, 30% of them a second time, shuffled so that most pairs are in flight together.
   const queue = [...events, ...events.slice(0, EVENTS * DUPLICATES)].sort(() => Math.random() - 0.5);
-  const statuses = new Map<number, number>();
+  const answers = new Map<string, number>();
   let accepted = 0;
   let duplicates = 0;
   // The service's retries: an in-flight answer (409) is sent again, to any instance, until it is 200.
   await sendAll(queue, {
     concurrency: CONCURRENCY,
     pick: () => instances[Math.floor(Math.random() * instances.length)]!,
-    onAnswer({ status, duplicate }) {
-      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    onAnswer({ status, duplicate, code }) {
+      const answer = code === undefined ? String(status) : `${status} ${code}`;
+      answers.set(answer, (answers.get(answer) ?? 0) + 1);
       if (status !== 200) return;
       if (duplicate) duplicates++;
       else accepted++;
@@ -60,7 +61,12 @@ it(`3 instances in their own processes, ${EVENTS} events with ${DUPLICATES * 100
     pauseMs: 5,
   });
 
-  expect([...statuses.keys()].sort()).toEqual(statuses.has(409) ? [200, 409] : [200]);
+  // 409 while another instance holds the claim. 503 store_unavailable is the store's statementTimeoutMs
+  // (2 s) running out while a claim waits for a pool connection on a loaded machine: the service retries
+  // it, and the late claim is given back. Anything else (a 500, another code) is a defect.
+  const expected = new Set(['200', '409 in_flight', '503 store_unavailable']);
+  expect([...answers.keys()].filter((a) => !expected.has(a))).toEqual([]);
+  expect(answers.get('200')).toBe(EVENTS + EVENTS * DUPLICATES);
   const { rows } = await admin.query<{ events: string; rows: string; doubled: string }>(
     `SELECT count(DISTINCT event_id) AS events, count(*) AS rows,
             (SELECT count(*) FROM (SELECT 1 FROM messages GROUP BY event_id HAVING count(*) > 1) d) AS doubled

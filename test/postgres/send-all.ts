@@ -1,13 +1,13 @@
 import type { TestDelivery } from '@sms-webhooks/core';
 import { sleep } from './db.js';
-import { deliver } from './service.js';
+import { type Answer, deliver } from './service.js';
 
 export interface SendAllOptions<I extends { url: string }> {
   concurrency: number;
   /** The instance the next attempt goes to. */
   pick(): I | Promise<I>;
   /** Every answer (status 0: none), before the next attempt. */
-  onAnswer?(answer: { status: number; duplicate: boolean }, instance: I): void | Promise<void>;
+  onAnswer?(answer: Answer, instance: I): void | Promise<void>;
   maxAttempts: number;
   /** The wait between two attempts of one delivery. */
   pauseMs: number;

@@ -42,20 +42,29 @@ export function deliveries(n: number): TestDelivery<'message.delivered'>[] {
   return Array.from({ length: n }, () => createTestDelivery('message.delivered', { secret }));
 }
 
+export interface Answer {
+  status: number;
+  duplicate: boolean;
+  /** The error code of a refusal (`store_unavailable`, `in_flight`, …). */
+  code?: string;
+}
+
 /** POSTs one delivery as the service would, with its attempt number; a dead instance is status 0. */
 export async function deliver(
   url: string,
   delivery: TestDelivery<'message.delivered'>,
   attempt: number,
-): Promise<{ status: number; duplicate: boolean }> {
+): Promise<Answer> {
   try {
     const res = await fetch(url, {
       method: 'POST',
       body: delivery.body,
       headers: { ...delivery.headers, 'x-service-delivery-attempt': String(attempt) },
     });
-    const body = (await res.json()) as { duplicate?: boolean };
-    return { status: res.status, duplicate: body.duplicate === true };
+    const body = (await res.json()) as { duplicate?: boolean; error?: { code?: string } };
+    const answer: Answer = { status: res.status, duplicate: body.duplicate === true };
+    if (body.error?.code !== undefined) answer.code = body.error.code;
+    return answer;
   } catch {
     return { status: 0, duplicate: false };
   }
