@@ -161,15 +161,20 @@ describe('retry schedule', () => {
   });
 
   it('deleting the webhook cancels its scheduled retries', async () => {
-    const { recorder, webhook, client } = await setup(1 / 1000, (_a, _i, res) => res.writeHead(500).end());
+    // At 1/30 the retry is due 2 s after the first attempt: the deletion, an HTTP call, comes first even
+    // on a loaded machine (at 1/1000 the 60 ms wait could run out before it did).
+    const { recorder, webhook, client } = await setup(1 / 30, (_a, _i, res) => res.writeHead(500).end());
     emulator!.emit('message.sent');
     await vi.waitFor(() => expect(recorder.arrivals).toHaveLength(1));
     await vi.waitFor(() => expect(emulator!.pendingDeliveries).toBe(1));
+    const due = Date.parse(emulator!.deliveries(webhook.id)[0]!.next_attempt_at!);
     await client.deleteWebhook(webhook.id);
-    await emulator!.waitForIdle(1000);
-    await new Promise((r) => setTimeout(r, 150));
-    expect(recorder.arrivals).toHaveLength(1);
+    expect(Date.now()).toBeLessThan(due);
+    expect(emulator!.pendingDeliveries).toBe(0);
     expect(emulator!.deliveries(webhook.id)[0]).toMatchObject({ status: 'failed', next_attempt_at: null });
+    // Past the time the retry was due, it has not come.
+    await new Promise((r) => setTimeout(r, due - Date.now() + 150));
+    expect(recorder.arrivals).toHaveLength(1);
   });
 
   it('sends a webhook only the event types it lists, with test set from the key mode', async () => {
