@@ -46,15 +46,26 @@ describe('delivery record status (spec section 3: `pending` on a record with one
   });
 
   it('is pending while a retry is scheduled, and stays pending once a retry gets a 2xx', async () => {
-    // 1/1000: the first retry waits 60 ms, long enough to read the scheduled state.
-    const h = await registered(await appAnswering(500, 204), 1 / 1000);
+    // At 1/30 the first retry is due 2 s after the first attempt: the read of the scheduled state, one
+    // HTTP call, lands before it even on a loaded machine (at 1/1000 it had 60 ms).
+    const h = await registered(await appAnswering(500, 204), 1 / 30);
+    const first = new Promise<number | null>((resolve) => {
+      const off = h.emulator.onAttempt((a) => {
+        off();
+        resolve(a.nextAttemptAt);
+      });
+    });
     h.emulator.emit('message.sent');
-    await vi.waitFor(async () => expect((await h.list()).data[0]?.last_status_code).toBe(500));
-    expect((await h.list()).data[0]).toMatchObject({
+    const due = await first;
+    const [record] = (await h.list()).data;
+    expect(due).not.toBeNull();
+    expect(Date.now(), 'the record was read before the retry was due').toBeLessThan(due!);
+    expect(record).toMatchObject({
       status: 'pending',
       attempts: 1,
+      last_status_code: 500,
       delivered_at: null,
-      next_attempt_at: expect.any(String),
+      next_attempt_at: new Date(due!).toISOString(),
     });
     await h.emulator.waitForIdle(5000);
     expect((await h.list()).data[0]).toMatchObject({
