@@ -21,7 +21,9 @@ describe.each(CLIENT_KINDS)('Redis faults (%s)', (kind) => {
   function receiver(options: Partial<ReceiverOptions> = {}) {
     const logger = captureLogger();
     const runs = counter();
-    const store = redis.store({ prefix: `fault-${Date.now()}:`, commandTimeoutMs: 300 });
+    // 1 s: short enough for the tests, long enough that a Redis slowed down by a loaded machine still
+    // answers the claims that must succeed (300 ms could run out and turn a 200 into a 503).
+    const store = redis.store({ prefix: `fault-${Date.now()}:`, commandTimeoutMs: 1000 });
     const r = createReceiver({ secret, store, logger, ...options });
     r.on('message.delivered', (event) => runs.add(event.id));
     return { r, logger, runs, store };
@@ -83,10 +85,13 @@ describe.each(CLIENT_KINDS)('Redis faults (%s)', (kind) => {
     const admin = await connect('ioredis', server.url);
     try {
       // DEBUG SLEEP blocks the whole server, as a long-running script or a stalled host would.
-      const sleeping = admin.command('DEBUG', 'SLEEP', '1.5');
+      const sleeping = admin.command('DEBUG', 'SLEEP', '2.5');
+      const asleepAt = Date.now();
       await new Promise((resolve) => setTimeout(resolve, 100));
       const d = createTestDelivery('message.delivered', { secret });
       const res = await send(r, d);
+      // The premise: the claim timed out while Redis still slept.
+      expect(Date.now() - asleepAt).toBeLessThan(2500);
       // Had the request waited for Redis, the claim would have won and the answer been 200.
       expect(res.status).toBe(503);
       expect(res.body.error?.code).toBe('store_unavailable');

@@ -64,16 +64,20 @@ describe('RedisStore: a server that does not answer', () => {
   it('rejects with ERR_SMS_REDIS_TIMEOUT, then frees the claim that lands late', async () => {
     const client = await connect('ioredis', server.url);
     try {
-      const store = client.store({ prefix: runPrefix('pause'), commandTimeoutMs: 100 });
+      // 500 ms: the warm-up claim must succeed even on a loaded machine; the pause outlasts it many times.
+      const store = client.store({ prefix: runPrefix('pause'), commandTimeoutMs: 500 });
       const id = uniq();
       await store.claim(uniq(), 't', HOUR); // caches the script, so the late claim is one EVALSHA
       // CLIENT PAUSE holds every client's commands server-side (works without the debug command,
       // so also against a REDIS_URL server); the claim is sent and gets no answer until it ends.
-      await redis.command('CLIENT', 'PAUSE', '600', 'ALL');
+      await redis.command('CLIENT', 'PAUSE', '3000', 'ALL');
+      const pausedAt = Date.now();
       await expect(store.claim(id, 't', HOUR)).rejects.toMatchObject({
         name: 'RedisStoreError',
         code: 'ERR_SMS_REDIS_TIMEOUT',
       });
+      // The premise: the claim timed out while the pause still held it.
+      expect(Date.now() - pausedAt).toBeLessThan(3000);
       // After the pause the claim runs and wins; nobody processes under it, so the store releases it.
       let value: unknown = 'p:t';
       for (let i = 0; i < 100 && value !== null; i++) {
