@@ -137,7 +137,9 @@ describe('retry schedule', () => {
         if (i > 0) res.writeHead(204).end();
         // The first request is left hanging.
       },
-      { deliveryTimeoutMs: 150 },
+      // 1 s: the answered retry, an HTTP exchange in this process, completes within it on a loaded machine
+      // too (150 ms could run out and time it out as well).
+      { deliveryTimeoutMs: 1000 },
     );
     emulator!.emit('message.sent');
     await emulator!.waitForIdle(10_000);
