@@ -21,8 +21,13 @@ const OUTAGE_MS = scaled(1_500, 3_000);
  * (see below) has expired by then and attempt 6 is still spare. Real life: 5 min against 1 min, 6 min.
  */
 const LEASE_MS = 5_000;
-/** kill -9: the dead instance's claim must be gone by attempt 4 (1.8 s), the next one that reaches B. */
-const KILL_LEASE_MS = 1_000;
+/**
+ * kill -9: the dead instance's claim must be gone by attempt 4 (1.8 s), the next one that reaches B, and
+ * still held when attempt 2 reaches B. Renewed every 500 ms, it has 1-1.5 s left at the kill: enough for
+ * the sender to see the connection drop, wait 50 ms and reach B through Redis on a loaded machine (a 1 s
+ * lease left as little as 667 ms). Attempts 5 and 6 are spare should a late kill push the expiry past 4.
+ */
+const KILL_LEASE_MS = 1_500;
 let redis: RedisServer | undefined;
 let cluster: Cluster | undefined;
 afterEach(async () => {
