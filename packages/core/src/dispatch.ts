@@ -21,6 +21,38 @@ export interface DispatchedEvent {
  * Replaces running handlers in this process (`respond` no longer applies): hands a verified, claimed
  * event to somewhere durable, such as a queue. The receiver answers 200 once the promise resolves; when
  * it rejects, it releases the claim and answers 503 store_unavailable so the service retries. The claim
- * is left held on success: the consumer completes it (`store.complete(key, token, retainMs)`).
+ * is left held on success: the consumer completes it (`store.complete(key, token, retainMs)`). A dispatch
+ * that stops waiting while its hand-off may still land rejects with a `DispatchTimeoutError` instead.
  */
 export type Dispatch = (dispatched: DispatchedEvent) => Promise<unknown>;
+
+const TIMEOUT_CODE = 'ERR_SMS_DISPATCH_TIMEOUT';
+
+/**
+ * A dispatch gave up waiting, but its hand-off may still land: a queue add that was sent and not yet
+ * answered (ioredis sends unanswered commands again after a reconnect). The receiver answers 503 as for
+ * any failure, but releases the claim only if `pending` rejects. If it lands, the queued event carries
+ * that claim and its consumer completes it; released, a retry would claim the event under a new token
+ * that nobody completes. Matched on `code`, not `instanceof` (two copies of core have two classes).
+ */
+export class DispatchTimeoutError extends Error {
+  override readonly name = 'DispatchTimeoutError';
+  readonly code = TIMEOUT_CODE;
+
+  constructor(
+    message: string,
+    /** The hand-off itself, still running. */
+    readonly pending: Promise<unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** The hand-off still running behind a dispatch's rejection, if it says so. */
+export function pendingDispatch(error: unknown): Promise<unknown> | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, pending } = error as { code?: unknown; pending?: { then?: unknown } };
+  return code === TIMEOUT_CODE && typeof pending?.then === 'function'
+    ? (pending as Promise<unknown>)
+    : undefined;
+}

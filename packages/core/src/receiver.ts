@@ -1,7 +1,7 @@
 import { parseAttempt } from './attempt.js';
 import { closestName } from './closest-name.js';
 import type { Awaitable, ClaimResult } from './dedupe-store.js';
-import type { Dispatch, DispatchedEvent } from './dispatch.js';
+import { type Dispatch, type DispatchedEvent, pendingDispatch } from './dispatch.js';
 import { isWebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent, EventType } from './event-types.js';
 import { EVENT_TYPES, isKnownEventType } from './event-types.js';
@@ -422,10 +422,21 @@ class WebhookReceiver implements Receiver {
       logger.error(`sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describe(error)}`);
       if (token !== undefined) {
         // Best effort: if this fails too, the lease runs out and the service's retry claims it again.
-        await Promise.resolve()
-          .then(() => store.release(event.id, token))
-          .catch((e) =>
-            logger.error(`sms-webhooks: dedupe store failed to release ${event.id}: ${describe(e)}`),
+        const release = () =>
+          Promise.resolve()
+            .then(() => store.release(event.id, token))
+            .catch((e) =>
+              logger.error(`sms-webhooks: dedupe store failed to release ${event.id}: ${describe(e)}`),
+            );
+        const pending = pendingDispatch(error);
+        if (pending === undefined) await release();
+        else
+          pending.then(
+            () =>
+              logger.warn(
+                `sms-webhooks: ${event.id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
+              ),
+            release,
           );
       }
       return this.refuse(

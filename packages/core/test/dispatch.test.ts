@@ -5,6 +5,7 @@ import {
   MemoryStore,
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
+import { DispatchTimeoutError } from '@sms-webhooks/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { brokenStore, captureLogger, deferred, secret } from './helpers.js';
 
@@ -85,6 +86,45 @@ describe('createReceiver({ dispatch })', () => {
     const retry = await receiver.handle({ rawBody: d.body, headers: d.headers });
     expect(retry.status).toBe(200);
     expect(dispatched).toEqual([d.event.id]);
+  });
+
+  it('after a DispatchTimeoutError, keeps the claim until the hand-off settles: kept if it lands, released if it fails', async () => {
+    const store = new MemoryStore();
+    const logger = captureLogger();
+    const handOffs: ReturnType<typeof deferred<void>>[] = [];
+    const receiver = createReceiver({
+      secret,
+      store,
+      logger,
+      // A queue add that was sent and not answered in time: it may still land.
+      dispatch: async () => {
+        const handOff = deferred();
+        handOffs.push(handOff);
+        throw new DispatchTimeoutError('Adding to the queue did not finish within 1000 ms', handOff.promise);
+      },
+    });
+    receiver.on('message.delivered', () => {});
+    const send = (d: { body: string; headers: Record<string, string> }) =>
+      receiver.handle({ rawBody: d.body, headers: d.headers });
+
+    const lands = createTestDelivery('message.delivered', { secret });
+    const first = await send(lands);
+    expect([first.status, json(first).error.code]).toEqual([503, 'store_unavailable']);
+    // While the add may still land, the retry is told "in flight", not given a claim of its own.
+    expect([(await send(lands)).status, handOffs.length]).toEqual([409, 1]);
+    handOffs[0]!.resolve();
+    await new Promise((r) => setImmediate(r));
+    // It landed: the queued event holds the claim, and its consumer completes it.
+    expect((await send(lands)).status).toBe(409);
+    expect(logger.text()).toMatch(new RegExp(`${lands.event.id} was handed off after its 503`));
+
+    const fails = createTestDelivery('message.delivered', { secret });
+    expect((await send(fails)).status).toBe(503);
+    expect(await store.claim(fails.event.id, 'probe', 1000)).toBe('in-flight');
+    handOffs[1]!.reject(new Error('Connection is closed.'));
+    await new Promise((r) => setImmediate(r));
+    // It failed for good: the claim is given back for the service's retry.
+    expect(await store.claim(fails.event.id, 'probe', 1000)).toBe('claimed');
   });
 
   it('keeps routing and refusals in core: ignored, bad signature and in-flight never reach dispatch', async () => {

@@ -4,6 +4,8 @@
 
 // Every adapter's start-up check that it was given a receiver.
 export { checkReceiver } from '../check-receiver.js';
+// For dispatch functions (@sms-webhooks/bullmq): a time-out after which the hand-off may still land.
+export { DispatchTimeoutError } from '../dispatch.js';
 // The Web entry point: a Request in, a Response out (Workers, Deno, Bun, edge runtimes, Hono, Next.js).
 export {
   BODY_USED_HINT,
