@@ -1,5 +1,6 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { captureLogger, closer, connectionOf, redisStore, secret, waitFor } from './helpers.js';
@@ -38,25 +39,38 @@ describe('Redis down at enqueue', () => {
     expect(down.headers['retry-after']).toBe('30');
     expect(json(down).error.code).toBe('store_unavailable');
     expect(logger.text()).toMatch(new RegExp(`dispatch failed, answering 503 for ${d.event.id}`));
-    // The claim was released, so the retry is not told "in flight".
-    expect(await store.claim(d.event.id, 'probe', 1)).toBe('claimed');
-    await new Promise((r) => setTimeout(r, 5));
 
     await queueRedis.restart();
+    // The service's retries until the event is in. Two ways are right: the add of the 503 never reached
+    // Redis (refused at once), and a retry's add is answered 200; or it was sent before the connection
+    // saw Redis go (answered by the time-out) and ioredis sends it again once Redis is back: that job holds
+    // the 503's claim, so the retries are told 409 while it waits.
     const retried = await waitFor(async () => {
       const res = await receiver.handle({ rawBody: d.body, headers: d.headers });
-      return res.status === 200 ? res : undefined;
-    }, 'the retry to be accepted');
-    expect(json(retried)).toEqual({ received: true });
+      if (res.status === 200) return json(res);
+      return res.status === 409 && (await queue.getJob(d.event.id)) ? json(res) : undefined;
+    }, 'the retry to be accepted, or the first add to land');
+    expect([{ received: true }, { error: expect.objectContaining({ code: 'in_flight' }) }]).toContainEqual(
+      retried,
+    );
 
     const handled: string[] = [];
     const workerSide = await workerReceiver({ url: storeRedis.url, closer: c });
     workerSide.on('message.delivered', (event) => {
       handled.push(event.id);
     });
-    c.add(createWorker(workerSide, { connection: connectionOf(queueRedis.url), queue: queueName }));
+    const workerLogger = captureLogger();
+    c.add(
+      createWorker(workerSide, {
+        connection: connectionOf(queueRedis.url),
+        queue: queueName,
+        logger: workerLogger,
+      }),
+    );
     await waitFor(async () => (await queue.getJob(d.event.id))?.finishedOn, 'the job to finish');
     expect(handled).toEqual([d.event.id]);
+    // Either way the job completed the claim it carries: the event is done for good.
+    expect(workerLogger.lines).toEqual([]);
     expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
   });
 
@@ -98,5 +112,58 @@ describe('Redis down at enqueue', () => {
       received: true,
       duplicate: true,
     });
+  });
+});
+
+describe('Redis slow at enqueue', () => {
+  it('an add that lands after its 503 keeps its claim: retries are told 409, the job completes it, then duplicate', async () => {
+    const storeRedis = await server();
+    const queueRedis = await server();
+    const store = await redisStore(storeRedis.url, c);
+    const { queueName, queue, receiver, logger } = await queueSetUp(
+      { url: queueRedis.url, closer: c },
+      { store, enqueue: { timeoutMs: 300 } },
+    );
+    await queue.waitUntilReady();
+    const admin = c.add(new Redis(queueRedis.url));
+    const d = createTestDelivery('message.delivered', { secret });
+    const send = () => receiver.handle({ rawBody: d.body, headers: d.headers });
+
+    // The queue's Redis takes no writes for 2 s: the add is sent and waits there, past the 300 ms time-out.
+    const pausedAt = Date.now();
+    await admin.call('CLIENT', 'PAUSE', '2000', 'WRITE');
+    const slow = await send();
+    expect([slow.status, json(slow).error.code]).toEqual([503, 'store_unavailable']);
+    expect(logger.text()).toMatch(/did not finish within 300 ms/);
+    // The premise: the retry below comes while the add still waits.
+    const retry = await send();
+    expect(Date.now() - pausedAt, 'the retry came during the pause').toBeLessThan(2000);
+    expect([retry.status, json(retry).error.code]).toEqual([409, 'in_flight']);
+
+    // The pause ends and the add lands with the 503's claim, which the receiver kept for it.
+    await waitFor(async () => (await queue.getJob(d.event.id)) !== undefined, 'the late add to land', 5000);
+    await waitFor(() => /was handed off after its 503/.test(logger.text()), 'the warning', 5000);
+    expect((await send()).status).toBe(409);
+
+    const handled: string[] = [];
+    const workerSide = await workerReceiver({ url: storeRedis.url, closer: c });
+    workerSide.on('message.delivered', (event) => {
+      handled.push(event.id);
+    });
+    const workerLogger = captureLogger();
+    c.add(
+      createWorker(workerSide, {
+        connection: connectionOf(queueRedis.url),
+        queue: queueName,
+        logger: workerLogger,
+      }),
+    );
+    await waitFor(async () => (await queue.getJob(d.event.id))?.finishedOn, 'the job to finish');
+    expect(handled).toEqual([d.event.id]);
+    // The job completed the claim it carries: no "completion was not recorded" warning, and the
+    // retries from now on are duplicates.
+    expect(workerLogger.lines).toEqual([]);
+    expect(json(await send())).toEqual({ received: true, duplicate: true });
+    expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
   });
 });

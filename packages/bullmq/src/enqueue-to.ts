@@ -1,5 +1,5 @@
 import type { Dispatch } from '@sms-webhooks/core';
-import { withTimeout } from '@sms-webhooks/core/adapter';
+import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/adapter';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
@@ -55,6 +55,12 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
     // Same id, same job: BullMQ ignores an add whose id it already holds, in any state.
     const add = queue.add(dispatched.event.type, data, { ...base, jobId: jobIdFor(dispatched.event.id) });
     const what = `Adding ${dispatched.event.id} to the queue`;
-    await withTimeout(add, timeoutMs, () => new Error(`${what} did not finish within ${timeoutMs} ms`));
+    // Sent but unanswered, the add may still land (ioredis sends it again after a reconnect), holding
+    // this claim: the receiver keeps the claim until the add settles.
+    await withTimeout(
+      add,
+      timeoutMs,
+      () => new DispatchTimeoutError(`${what} did not finish within ${timeoutMs} ms`, add),
+    );
   };
 }
