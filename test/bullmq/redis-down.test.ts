@@ -1,5 +1,6 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createTestDelivery } from '@sms-webhooks/core';
+import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
@@ -21,12 +22,31 @@ afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
 });
 
+/** The worker process, started now: the handlers it ran and its log, once the event's job finished. */
+async function runJob(storeRedis: RedisServer, queueRedis: RedisServer, queue: Queue, id: string) {
+  const handled: string[] = [];
+  const workerSide = await workerReceiver({ url: storeRedis.url, closer: c });
+  workerSide.on('message.delivered', (event) => {
+    handled.push(event.id);
+  });
+  const workerLogger = captureLogger();
+  c.add(
+    createWorker(workerSide, {
+      connection: connectionOf(queueRedis.url),
+      queue: queue.name,
+      logger: workerLogger,
+    }),
+  );
+  await waitFor(async () => (await queue.getJob(id))?.finishedOn, 'the job to finish');
+  return { handled, workerLogger };
+}
+
 describe('Redis down at enqueue', () => {
   it("answers 503 while the queue's Redis is down, and the service's retry gets the event in once it is back", async () => {
     const storeRedis = await server();
     const queueRedis = await server();
     const store = await redisStore(storeRedis.url, c);
-    const { queueName, queue, receiver, logger } = await queueSetUp(
+    const { queue, receiver, logger } = await queueSetUp(
       { url: queueRedis.url, closer: c },
       { store, enqueue: { timeoutMs: 1000 } },
     );
@@ -56,20 +76,7 @@ describe('Redis down at enqueue', () => {
       retried,
     );
 
-    const handled: string[] = [];
-    const workerSide = await workerReceiver({ url: storeRedis.url, closer: c });
-    workerSide.on('message.delivered', (event) => {
-      handled.push(event.id);
-    });
-    const workerLogger = captureLogger();
-    c.add(
-      createWorker(workerSide, {
-        connection: connectionOf(queueRedis.url),
-        queue: queueName,
-        logger: workerLogger,
-      }),
-    );
-    await waitFor(async () => (await queue.getJob(d.event.id))?.finishedOn, 'the job to finish');
+    const { handled, workerLogger } = await runJob(storeRedis, queueRedis, queue, d.event.id);
     expect(handled).toEqual([d.event.id]);
     // Either way the job completed the claim it carries: the event is done for good.
     expect(workerLogger.lines).toEqual([]);
@@ -122,7 +129,7 @@ describe('Redis slow at enqueue', () => {
     const storeRedis = await server();
     const queueRedis = await server();
     const store = await redisStore(storeRedis.url, c);
-    const { queueName, queue, receiver, logger } = await queueSetUp(
+    const { queue, receiver, logger } = await queueSetUp(
       { url: queueRedis.url, closer: c },
       { store, enqueue: { timeoutMs: 300 } },
     );
@@ -147,20 +154,7 @@ describe('Redis slow at enqueue', () => {
     await waitFor(() => /was handed off after its 503/.test(logger.text()), 'the warning', 5000);
     expect((await send()).status).toBe(409);
 
-    const handled: string[] = [];
-    const workerSide = await workerReceiver({ url: storeRedis.url, closer: c });
-    workerSide.on('message.delivered', (event) => {
-      handled.push(event.id);
-    });
-    const workerLogger = captureLogger();
-    c.add(
-      createWorker(workerSide, {
-        connection: connectionOf(queueRedis.url),
-        queue: queueName,
-        logger: workerLogger,
-      }),
-    );
-    await waitFor(async () => (await queue.getJob(d.event.id))?.finishedOn, 'the job to finish');
+    const { handled, workerLogger } = await runJob(storeRedis, queueRedis, queue, d.event.id);
     expect(handled).toEqual([d.event.id]);
     // The job completed the claim it carries: no "completion was not recorded" warning, and the
     // retries from now on are duplicates.
