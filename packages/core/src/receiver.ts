@@ -407,7 +407,7 @@ class WebhookReceiver implements Receiver {
     token: string | undefined,
     obs: DeliveryObserver | undefined,
   ): Promise<ReceiverResponse> {
-    const { logger, store } = this.#opts;
+    const { logger } = this.#opts;
     try {
       const dispatched: DispatchedEvent = {
         event,
@@ -420,25 +420,7 @@ class WebhookReceiver implements Receiver {
       return RECEIVED;
     } catch (error) {
       logger.error(`sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describe(error)}`);
-      if (token !== undefined) {
-        // Best effort: if this fails too, the lease runs out and the service's retry claims it again.
-        const release = () =>
-          Promise.resolve()
-            .then(() => store.release(event.id, token))
-            .catch((e) =>
-              logger.error(`sms-webhooks: dedupe store failed to release ${event.id}: ${describe(e)}`),
-            );
-        const pending = pendingDispatch(error);
-        if (pending === undefined) await release();
-        else
-          pending.then(
-            () =>
-              logger.warn(
-                `sms-webhooks: ${event.id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
-              ),
-            release,
-          );
-      }
+      if (token !== undefined) await this.#releaseAfterDispatch(event.id, token, error);
       return this.refuse(
         errorResponse(
           503,
@@ -451,6 +433,29 @@ class WebhookReceiver implements Receiver {
   }
 
   // ---- helpers of the steps ----
+
+  /**
+   * Gives a failed dispatch's claim back for the service's retry, best effort: if this fails too, the
+   * lease runs out. A hand-off that may still land (DispatchTimeoutError) keeps it until it settles,
+   * since once landed the queued event carries that claim.
+   */
+  #releaseAfterDispatch(id: string, token: string, error: unknown): Promise<unknown> | undefined {
+    const { logger, store } = this.#opts;
+    const release = () =>
+      Promise.resolve()
+        .then(() => store.release(id, token))
+        .catch((e) => logger.error(`sms-webhooks: dedupe store failed to release ${id}: ${describe(e)}`));
+    const pending = pendingDispatch(error);
+    if (pending === undefined) return release();
+    pending.then(
+      () =>
+        logger.warn(
+          `sms-webhooks: ${id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
+        ),
+      release,
+    );
+    return undefined;
+  }
 
   #initStore(): Promise<void> | undefined {
     const { store } = this.#opts;
