@@ -3,7 +3,7 @@ import { createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import type { RedisStore } from '@sms-webhooks/redis';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { sleep } from '../helpers/index.js';
+import { deferred, sleep } from '../helpers/index.js';
 import { captureLogger, connectionOf, secret, useRedisServer, waitFor } from './helpers.js';
 import { queueSetUp } from './queue-set-up.js';
 import { spawnHangingWorker } from './worker-process.js';
@@ -38,10 +38,7 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
     let running = 0;
     let most = 0;
     let startedAt = 0;
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
+    const finished = deferred();
     const runs: string[] = [];
     c.add(
       createWorker(
@@ -52,7 +49,7 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
             most = Math.max(most, ++running);
             if (startedAt === 0) {
               startedAt = Date.now();
-              await finished;
+              await finished.promise;
             }
             running--;
             runs.push(event.id);
@@ -72,7 +69,7 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
       await sleep(500);
       during.push(await answer(receiver, d));
     }
-    finish();
+    finished.resolve();
     await waitFor(() => running === 0, 'the job to end');
     for (let i = 0; i < 6 && after.at(-1) !== '200 duplicate'; i++) {
       await sleep(500);

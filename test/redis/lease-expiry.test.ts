@@ -1,4 +1,5 @@
 import { createReceiver, createTestDelivery, type DedupeStore } from '@sms-webhooks/core';
+import { deferred } from '../helpers/index.js';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type Connected, connect } from './clients.js';
 import { captureLogger, counter, runPrefix, secret, send, sleep } from './harness.js';
@@ -60,10 +61,7 @@ describe('lease expiry', () => {
     let running = 0;
     let most = 0;
     let startedAt = 0;
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => {
-      finish = resolve;
-    });
+    const finished = deferred();
     const runs = counter();
     // The first run lasts until the redeliveries below are done, however long they take; a second run
     // (the defect this test is for) returns at once, so its 200 fails the test there.
@@ -71,7 +69,7 @@ describe('lease expiry', () => {
       most = Math.max(most, ++running);
       if (startedAt === 0) {
         startedAt = Date.now();
-        await finished;
+        await finished.promise;
       }
       running--;
       runs.add(event.id);
@@ -90,7 +88,7 @@ describe('lease expiry', () => {
       during.push(answer.status);
       expect(answer.body.error?.code).toBe('in_flight');
     }
-    finish();
+    finished.resolve();
     expect(during.length).toBeGreaterThanOrEqual(4);
     expect(new Set(during)).toEqual(new Set([409]));
     expect(await first).toEqual({ status: 200, body: { received: true } });

@@ -8,7 +8,7 @@
  */
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { expect, it } from 'vitest';
-import { sleep } from '../helpers/index.js';
+import { deferred, sleep } from '../helpers/index.js';
 
 const secret = 'whsec_leaserenewal0123456789abcdefgh';
 // Renewed every third of it (667 ms), a 2 s lease outlives an event loop held up for a second on a
@@ -34,13 +34,10 @@ it('MemoryStore: redeliveries during a handler that runs 2.5 leases are all 409;
     logger: { warn() {}, error() {} },
   });
   let runs = 0;
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => {
-    finish = resolve;
-  });
+  const finished = deferred();
   // The first run lasts until the redeliveries are done; a second run (the defect) returns at once.
   receiver.on('message.delivered', async () => {
-    if (++runs === 1) await finished;
+    if (++runs === 1) await finished.promise;
   });
   const d = createTestDelivery('message.delivered', { secret });
   const startedAt = Date.now();
@@ -52,7 +49,7 @@ it('MemoryStore: redeliveries during a handler that runs 2.5 leases are all 409;
     });
     return res.status;
   });
-  finish();
+  finished.resolve();
   expect((await first).status).toBe(200);
   expect(statuses.length).toBeGreaterThanOrEqual(4);
   expect(new Set(statuses)).toEqual(new Set([409]));
