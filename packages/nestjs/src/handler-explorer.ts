@@ -36,6 +36,9 @@ export class SmsWebhookHandlerExplorer implements OnModuleInit {
         }
         // Looked up at call time, so the method a test spies on is the one that runs.
         const handler: AnyWebhookHandler = (event, ctx) => target[name]!(event, ctx);
+        // Instrumentation (@sms-webhooks/otel's span names and handler.name attribute) reads the function's
+        // name: the method's, not this wrapper's.
+        Object.defineProperty(handler, 'name', { value: where });
         this.receiver.on(types, handler);
         this.#logger.log(`${where} handles ${types.join(', ')}`);
         count++;

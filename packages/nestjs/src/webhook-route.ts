@@ -33,12 +33,14 @@ export class SmsWebhookRoute implements OnModuleInit, OnApplicationShutdown {
     @Inject(SPLIT_OPTIONS) private readonly options: SplitOptions,
   ) {
     // A ReplaySubject: it fires at once when the adapter is already set (NestFactory.create), later when
-    // it is not yet (Test.createTestingModule().compile(), then createNestApplication()). It never fires
-    // in an application context without HTTP, where there is nothing to mount.
+    // it is not yet (Test.createTestingModule().compile(), then createNestApplication()). In an application
+    // context without HTTP it never fires (a compiled testing module) or fires with a null adapter
+    // (NestFactory.createApplicationContext): there is nothing to mount, and the handlers still register.
     host.init$.subscribe(() => this.#mount(host.httpAdapter));
   }
 
-  #mount(adapter: AbstractHttpAdapter): void {
+  #mount(adapter: AbstractHttpAdapter | null | undefined): void {
+    if (adapter === null || adapter === undefined) return;
     const { receiver } = this;
     const { path, drainTimeoutMs } = this.options;
     // Thrown from onModuleInit instead, so that it fails app.init() rather than escaping from rxjs.
