@@ -1,0 +1,149 @@
+import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
+import { WebhookHandlerError } from '@sms-webhooks/core';
+import type PgBoss from 'pg-boss';
+import { PgBossHandOffError } from './errors.js';
+import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
+import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
+import { recordCompletion } from './record-completion.js';
+
+export type WebhookJob = PgBoss.JobWithMetadata<WebhookJobData>;
+
+export interface CreateWorkerOptions {
+  /** The queue, as given to `enqueueTo`. Default 'sms-webhooks'. */
+  queue?: string;
+  /** Jobs this process runs at once (one pg-boss worker each). Default 1. */
+  concurrency?: number;
+  /** How often an idle worker looks for jobs, in seconds (pg-boss's `pollingIntervalSeconds`). Default 2. */
+  pollingIntervalSeconds?: number;
+  /** Where to complete the dedupe record. Default the receiver's store; with a handler map, none. */
+  store?: DedupeStore;
+  /** How long a completed event id is remembered. Default the receiver's, or 24 h. */
+  retainMs?: number;
+  /**
+   * Called once per job whose last attempt failed. Never rethrown. Default: the receiver's `onError`
+   * hooks (with a WebhookHandlerError), or a logged line with a handler map.
+   */
+  onError?: (error: unknown, job: WebhookJob) => unknown;
+  /** Default the receiver's logger, or console. */
+  logger?: Logger;
+}
+
+/** What `createWorker` resolves with: the pg-boss worker ids, and `close()` for shutdown. */
+export interface WebhookWorker {
+  readonly ids: readonly string[];
+  /** Stops fetching, then waits for the jobs running here and their failure reports. */
+  close(): Promise<void>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * pg-boss workers that run the typed handlers for each queued event, with pg-boss's retries. On success
+ * the event's dedupe record is completed; when the last attempt fails the record is released and the
+ * failure reported, and the job stays in pg-boss's failed state (see `listFailed`, `replayFailed`).
+ */
+export async function createWorker(
+  source: Receiver | WebhookHandlers,
+  boss: Pick<PgBoss, 'work' | 'offWork'>,
+  options: CreateWorkerOptions = {},
+): Promise<WebhookWorker> {
+  if (typeof boss?.work !== 'function') {
+    throw new PgBossHandOffError(
+      'ERR_SMS_PGBOSS_OPTIONS',
+      'createWorker(receiver, boss) needs a started PgBoss.',
+    );
+  }
+  const run = toRunHandlers(source);
+  const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
+  const store = options.store ?? receiver?.options.store;
+  const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
+  const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new PgBossHandOffError(
+      'ERR_SMS_PGBOSS_OPTIONS',
+      `\`concurrency\` must be a positive integer, got ${String(concurrency)}.`,
+    );
+  }
+  const queue = options.queue ?? DEFAULT_QUEUE_NAME;
+  const running = new Set<Promise<unknown>>();
+
+  async function report(job: WebhookJob, error: unknown): Promise<void> {
+    const { event } = job.data;
+    if (options.onError !== undefined) return void (await options.onError(error, job));
+    if (typeof receiver?.reportError === 'function') {
+      const handlerError =
+        (error as Partial<WebhookHandlerError> | null)?.code === 'handler_failed'
+          ? (error as WebhookHandlerError)
+          : new WebhookHandlerError([error], event);
+      return receiver.reportError(handlerError);
+    }
+    logger.error(
+      `@sms-webhooks/pg-boss: ${event.type} ${event.id} failed after ${job.retryCount + 1} attempt(s) and stays in the failed state: ${describe(error)}`,
+    );
+  }
+
+  /** The last attempt failed: free the claim (a replay takes a new one) and report it, once. */
+  async function giveUp(job: WebhookJob, error: unknown): Promise<void> {
+    const { claim, event } = job.data;
+    if (store && claim) {
+      await Promise.resolve()
+        .then(() => store.release(claim.key, claim.token))
+        .catch((e) => logger.error(`@sms-webhooks/pg-boss: could not release ${event.id}: ${describe(e)}`));
+    }
+    await report(job, error).catch((e) =>
+      logger.error(`@sms-webhooks/pg-boss: an onError hook failed: ${describe(e)}`),
+    );
+  }
+
+  async function runJob(job: WebhookJob): Promise<void> {
+    const { data } = job;
+    try {
+      await run(data.event, toHandlerContext(data), data.traceContext);
+    } catch (error) {
+      if (job.retryCount >= job.retryLimit) await giveUp(job, error);
+      throw error;
+    }
+    if (store !== undefined) await recordCompletion(store, data, retainMs, logger);
+  }
+
+  const handler = async (jobs: WebhookJob[]) => {
+    // batchSize 1: one job per call, so each job fails or completes on its own.
+    const work = Promise.all(jobs.map(runJob));
+    running.add(work);
+    try {
+      await work;
+    } finally {
+      running.delete(work);
+    }
+  };
+  const ids: string[] = [];
+  for (let i = 0; i < concurrency; i++) {
+    ids.push(
+      await boss.work<WebhookJobData>(
+        queue,
+        {
+          batchSize: 1,
+          includeMetadata: true,
+          pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+        },
+        handler,
+      ),
+    );
+  }
+  return {
+    ids,
+    async close() {
+      for (const id of ids) await boss.offWork({ id });
+      // A fetch under way when the worker stopped still hands its job over: wait for that one too.
+      do {
+        await Promise.allSettled([...running]);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } while (running.size > 0);
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import type { Dispatch } from '@sms-webhooks/core';
+import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/adapter';
+import type PgBoss from 'pg-boss';
+import { dedupeStatements } from './dedupe-statements.js';
+import { PgBossHandOffError } from './errors.js';
+import { DEFAULT_QUEUE_NAME, toJobData } from './job-data.js';
+import { jobIdFor } from './job-id.js';
+import { checkStore, type HandOffStore } from './store.js';
+import { transactionDb } from './transaction-db.js';
+
+export interface EnqueueOptions {
+  /** The receiver's PostgresStore (`{ pool }` or `{ sql }`), on the database pg-boss uses. Required. */
+  store: HandOffStore;
+  /** The pg-boss queue; create it at start-up with `boss.createQueue(name)`. Default 'sms-webhooks'. */
+  queue?: string;
+  /** Runs per event before the job is failed for good (pg-boss `retryLimit` is this minus one). Default 8. */
+  attempts?: number;
+  /** Seconds before the first retry; doubled each retry with `retryBackoff`. Default 2. */
+  retryDelaySeconds?: number;
+  /** Exponential backoff (with pg-boss's jitter) between runs. Default true. */
+  retryBackoff?: boolean;
+  /** Longest run of one attempt before pg-boss fails it (a worker killed mid-job). Default 900 (15 min). */
+  expireInSeconds?: number;
+  /**
+   * How long the hand-off holds the event's claim for its job, in ms: redeliveries meanwhile get 409 and
+   * the worker completes it (or releases it once the job failed for good). Keep it above the longest a
+   * job may wait, run and retry. Default 24 h.
+   */
+  holdMs?: number;
+  /** How long to wait for the transaction before answering 503. Default 5000 ms. */
+  timeoutMs?: number;
+  /** Any other pg-boss send option (priority, deadLetter, retention …). `id` and `db` are always ours. */
+  sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'db'>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+type Sender = Pick<PgBoss, 'send' | 'getJobById'>;
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new PgBossHandOffError(
+      'ERR_SMS_PGBOSS_OPTIONS',
+      `\`${name}\` must be an integer of at least ${min}, got ${String(value)}.`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A receiver `dispatch` that commits the event's job and its dedupe claim in one PostgreSQL transaction:
+ * `createReceiver({ secret, store, dispatch: enqueueTo(boss, { store }) })`. In that transaction the claim
+ * the receiver took is held for the job (`holdMs`) and the job is inserted with id `jobIdFor(event.id)`.
+ * It commits, and the receiver answers 200, only if both happen: a failed insert leaves no held claim
+ * (the receiver releases it, 503), and a claim lost meanwhile leaves no job (503). An event that has a
+ * job already gets no second one: the transaction gives this delivery's claim back and the answer is 200.
+ */
+export function enqueueTo(boss: Sender, options: EnqueueOptions): Dispatch {
+  if (typeof boss?.send !== 'function') {
+    throw new PgBossHandOffError(
+      'ERR_SMS_PGBOSS_OPTIONS',
+      'enqueueTo(boss, { store }) needs a started PgBoss.',
+    );
+  }
+  const store = checkStore(options?.store, 'enqueueTo(boss, { store })');
+  const sql = dedupeStatements(store.table);
+  const queue = options.queue ?? DEFAULT_QUEUE_NAME;
+  const attempts = positiveInteger('attempts', options.attempts, 8);
+  const holdMs = positiveInteger('holdMs', options.holdMs, DAY_MS);
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000);
+  const base: PgBoss.SendOptions = {
+    ...options.sendOptions,
+    retryLimit: attempts - 1,
+    retryDelay: positiveInteger('retryDelaySeconds', options.retryDelaySeconds, 2, 0),
+    retryBackoff: options.retryBackoff ?? true,
+    expireInSeconds: positiveInteger('expireInSeconds', options.expireInSeconds, 900),
+  };
+
+  return async (dispatched) => {
+    const { event, claim } = dispatched;
+    const id = jobIdFor(event.id);
+    const key = claim === undefined ? undefined : store.keyFor(claim.key);
+    const work = store.transaction({}, async (tx) => {
+      const db = transactionDb(tx);
+      if (claim !== undefined) {
+        const held = await db.executeSql(sql.hold, [key, claim.token, holdMs]);
+        if (held.rows.length !== 1) {
+          throw new PgBossHandOffError(
+            'ERR_SMS_PGBOSS_CLAIM_LOST',
+            `the claim on ${event.id.slice(0, 80)} ran out before its job was created; nothing was committed.`,
+          );
+        }
+      }
+      if ((await boss.send(queue, toJobData(dispatched), { ...base, id, db })) !== null) return;
+      // No row: the queue is missing, or the event has a job already (retried after a final failure,
+      // or its claim ran out while the job waited). That job stands for the event; the claim goes.
+      if ((await boss.getJobById(queue, id, { db, includeArchive: false })) === null) {
+        throw new PgBossHandOffError(
+          'ERR_SMS_PGBOSS_NO_QUEUE',
+          `the queue ${queue} does not exist: await boss.createQueue('${queue}') at start-up.`,
+        );
+      }
+      if (claim !== undefined) await db.executeSql(sql.drop, [key, claim.token]);
+    });
+    // A transaction cut off by the time-out may still commit, holding this claim for its job.
+    await withTimeout(
+      work,
+      timeoutMs,
+      () =>
+        new DispatchTimeoutError(
+          `Handing ${event.id.slice(0, 80)} to pg-boss did not finish within ${timeoutMs} ms`,
+          work,
+        ),
+    );
+  };
+}

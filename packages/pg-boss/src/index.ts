@@ -1,0 +1,20 @@
+export {
+  type CreateWorkerOptions,
+  createWorker,
+  type WebhookJob,
+  type WebhookWorker,
+} from './create-worker.js';
+export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
+export { PgBossHandOffError, type PgBossHandOffErrorCode } from './errors.js';
+export {
+  type FailedEvent,
+  type FailedJobsOptions,
+  listFailed,
+  type ReplayOptions,
+  type ReplayResult,
+  replayFailed,
+} from './failed-jobs.js';
+export type { WebhookHandlers } from './handler-map.js';
+export { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
+export { jobIdFor } from './job-id.js';
+export type { HandOffStore } from './store.js';

@@ -1,0 +1,28 @@
+import type { AnyWebhookEvent, DispatchClaim, DispatchedEvent, HandlerContext } from '@sms-webhooks/core';
+
+/** Default pg-boss queue name for `enqueueTo`, `createWorker` and the failed-job functions. */
+export const DEFAULT_QUEUE_NAME = 'sms-webhooks';
+
+/** What one job holds: the verified event, its delivery context and the dedupe claim to complete. JSON only. */
+export interface WebhookJobData {
+  event: AnyWebhookEvent;
+  /** The service's delivery-attempt header (1…6), not the job's attempt. */
+  attempt?: number;
+  /** ISO time the receiver accepted the delivery. */
+  receivedAt: string;
+  claim?: DispatchClaim;
+  /** The delivery's trace context (W3C traceparent) when the receiver is instrumented: the job's span links to it. */
+  traceContext?: Readonly<Record<string, string>>;
+}
+
+export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent): WebhookJobData {
+  const data: WebhookJobData = { event, receivedAt: ctx.receivedAt.toISOString() };
+  if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
+  if (claim !== undefined) data.claim = claim;
+  if (traceContext !== undefined) data.traceContext = traceContext;
+  return data;
+}
+
+export function toHandlerContext(data: WebhookJobData): HandlerContext {
+  return { attempt: data.attempt, receivedAt: new Date(data.receivedAt) };
+}
