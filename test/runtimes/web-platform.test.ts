@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { platform as node } from '../../packages/core/src/platform/node.js';
-import { platform as web } from '../../packages/core/src/platform/web.js';
+import { platform as node } from '../../packages/core/src/verify/platform/node.js';
+import { platform as web } from '../../packages/core/src/verify/platform/web.js';
 
 // The Web build's primitives against the Node build's, in Node (which has Web Crypto too): both builds
 // must agree on every input, or a delivery verified on one would be refused on the other.

@@ -1,12 +1,12 @@
 // What an application uses. Adapter authors: '@sms-webhooks/core/adapter'; test helpers: '@sms-webhooks/core/testing'.
-export type { Awaitable, ClaimResult, DedupeStore } from './dedupe-store.js';
-export type { Dispatch, DispatchClaim, DispatchedEvent } from './dispatch.js';
+export type { Awaitable, ClaimResult, DedupeStore } from './receiver/dedupe-store.js';
+export type { Dispatch, DispatchClaim, DispatchedEvent } from './receiver/dispatch.js';
 export {
   isWebhookVerificationError,
   type ResponseErrorCode,
   type VerificationErrorCode,
   WebhookVerificationError,
-} from './errors.js';
+} from './verify/errors.js';
 export {
   type AnyWebhookEvent,
   EVENT_TYPES,
@@ -22,15 +22,15 @@ export {
   type UnknownWebhookEvent,
   type WebhookEvent,
   type WebhookTestData,
-} from './event-types.js';
-export { WebhookHandlerError } from './handler-error.js';
-export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './handler-registry.js';
-export type { HeaderSource } from './headers.js';
-export type { DrainResult } from './in-flight.js';
-export type { Instrumentation } from './instrumentation.js';
-export type { Logger } from './logger.js';
-export { MemoryStore, type MemoryStoreOptions } from './memory-store.js';
-export type { RawBody } from './raw-body.js';
+} from './verify/event-types.js';
+export { WebhookHandlerError } from './receiver/handler-error.js';
+export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './receiver/handler-registry.js';
+export type { HeaderSource } from './verify/headers.js';
+export type { DrainResult } from './receiver/in-flight.js';
+export type { Instrumentation } from './receiver/instrumentation.js';
+export type { Logger } from './verify/logger.js';
+export { MemoryStore, type MemoryStoreOptions } from './receiver/memory-store.js';
+export type { RawBody } from './verify/raw-body.js';
 export {
   createReceiver,
   type ErrorHandler,
@@ -38,14 +38,14 @@ export {
   type Receiver,
   type Refusal,
   type RefusalHandler,
-} from './receiver.js';
-export type { ReceiverOptions, RespondMode, StoreErrorMode } from './receiver-options.js';
-export type { ReceiverResponse } from './responses.js';
-export { type SignOptions, signPayload } from './sign-payload.js';
-export { createTestDelivery, type TestDelivery, type TestDeliveryOptions } from './test-delivery.js';
+} from './receiver/receiver.js';
+export type { ReceiverOptions, RespondMode, StoreErrorMode } from './receiver/receiver-options.js';
+export type { ReceiverResponse } from './receiver/responses.js';
+export { type SignOptions, signPayload } from './verify/sign-payload.js';
+export { createTestDelivery, type TestDelivery, type TestDeliveryOptions } from './verify/test-delivery.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   type VerifySignatureOptions,
   verifySignature,
-} from './verify-signature.js';
-export { type VerifyWebhookOptions, verifyWebhook } from './verify-webhook.js';
+} from './verify/verify-signature.js';
+export { type VerifyWebhookOptions, verifyWebhook } from './verify/verify-webhook.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { clearDeadline, type Deadline, setDeadline } from '../src/deadlines.js';
+import { clearDeadline, type Deadline, setDeadline } from '../src/adapter/deadlines.js';
 
 describe('setDeadline', () => {
   beforeEach(() => {

@@ -1,8 +1,8 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hmacKeyFor } from '../src/hmac-key.js';
-import { HmacKey } from '../src/platform/node-hmac-key.js';
-import { computeSignature } from '../src/sign-payload.js';
+import { hmacKeyFor } from '../src/verify/hmac-key.js';
+import { HmacKey } from '../src/verify/platform/node-hmac-key.js';
+import { computeSignature } from '../src/verify/sign-payload.js';
 
 /** What createHmac says, the reference for every case below. */
 function reference(secret: string | Uint8Array, t: string, body: string | Uint8Array): string {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { DedupeStore } from '../src/dedupe-store.js';
-import { LeaseKeeper } from '../src/lease-keeper.js';
-import { MemoryStore } from '../src/memory-store.js';
+import type { DedupeStore } from '../src/receiver/dedupe-store.js';
+import { LeaseKeeper } from '../src/receiver/lease-keeper.js';
+import { MemoryStore } from '../src/receiver/memory-store.js';
 import { captureLogger } from './helpers.js';
 
 /** A store whose renew records each call and answers what `renewed` says for the key. */

@@ -143,7 +143,7 @@ describe('MemoryStore', () => {
   it('starts no timer, so it never keeps the process alive', async () => {
     const { spawnSync } = await import('node:child_process');
     const script = `
-      const { MemoryStore } = await import(${JSON.stringify(new URL('../src/memory-store.ts', import.meta.url).pathname)});
+      const { MemoryStore } = await import(${JSON.stringify(new URL('../src/receiver/memory-store.ts', import.meta.url).pathname)});
       const s = new MemoryStore();
       s.claim('a', 't', 60000); s.complete('a', 't', 60000);
       console.log(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length);

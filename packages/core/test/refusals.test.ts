@@ -1,5 +1,5 @@
 import { createReceiver, createTestDelivery, type Refusal } from '@sms-webhooks/core';
-import { SampledLog } from '../src/sampled-log.js';
+import { SampledLog } from '../src/receiver/sampled-log.js';
 import { captureLogger, secret, sleep } from './helpers.js';
 
 describe('refusals: counted by hooks, sampled in the log', () => {

@@ -5,7 +5,7 @@ import {
   parseCanonical,
   parseGeneral,
   parseSignatureHeader,
-} from '../src/signature-header.js';
+} from '../src/verify/signature-header.js';
 
 const HEX = 'ab'.repeat(32);
 

@@ -3,17 +3,17 @@
 // build's ./adapter (index.ts) re-exports all of it.
 
 // Every adapter's start-up check that it was given a receiver.
-export { checkReceiver } from '../check-receiver.js';
+export { checkReceiver } from './check-receiver.js';
 // For dispatch functions (@sms-webhooks/bullmq): a time-out after which the hand-off may still land.
-export { DispatchTimeoutError } from '../dispatch.js';
+export { DispatchTimeoutError } from '../receiver/dispatch.js';
 // The Web entry point: a Request in, a Response out (Workers, Deno, Bun, edge runtimes, Hono, Next.js).
 export {
   BODY_USED_HINT,
   handleWebRequest,
   type WaitUntil,
   type WebRequestOptions,
-} from '../handle-web-request.js';
-export { type Receiver, refuse } from '../receiver.js';
+} from './handle-web-request.js';
+export { type Receiver, refuse } from '../receiver/receiver.js';
 export {
   errorResponse,
   METHOD_NOT_ALLOWED,
@@ -21,6 +21,6 @@ export {
   RAW_BODY_UNAVAILABLE,
   type ReceiverResponse,
   rawBodyHint,
-} from '../responses.js';
+} from '../receiver/responses.js';
 // For stores: bounds a call to their server, with the store's own error.
-export { withTimeout } from '../with-timeout.js';
+export { withTimeout } from '../receiver/with-timeout.js';

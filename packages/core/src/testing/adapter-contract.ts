@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
-import type { DedupeStore } from '../dedupe-store.js';
-import type { Logger } from '../logger.js';
-import { MemoryStore } from '../memory-store.js';
-import { createReceiver, type Receiver } from '../receiver.js';
-import type { ReceiverOptions } from '../receiver-options.js';
-import { signPayload } from '../sign-payload.js';
-import { createTestDelivery } from '../test-delivery.js';
+import type { DedupeStore } from '../receiver/dedupe-store.js';
+import type { Logger } from '../verify/logger.js';
+import { MemoryStore } from '../receiver/memory-store.js';
+import { createReceiver, type Receiver } from '../receiver/receiver.js';
+import type { ReceiverOptions } from '../receiver/receiver-options.js';
+import { signPayload } from '../verify/sign-payload.js';
+import { createTestDelivery } from '../verify/test-delivery.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
 
 /** A running app with the adapter mounted; `url` is the full URL of the webhook route. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { DedupeStore } from '../dedupe-store.js';
+import type { DedupeStore } from '../receiver/dedupe-store.js';
 import { resolveTestApi, sleep, type TestApi } from './test-api.js';
 
 export type StoreFactory = () => DedupeStore | Promise<DedupeStore>;

@@ -1,4 +1,4 @@
-export { randomId, sampleData } from '../test-delivery.js';
+export { randomId, sampleData } from '../verify/test-delivery.js';
 export {
   type AdapterContractOptions,
   type AdapterHarness,

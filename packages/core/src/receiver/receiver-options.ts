@@ -1,9 +1,9 @@
 import { type DedupeStore, isDedupeStore } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
-import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from './headers.js';
-import { HmacKey } from './hmac-key.js';
+import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from '../verify/headers.js';
+import { HmacKey } from '../verify/hmac-key.js';
 import { type Instrumentation, isInstrumentation } from './instrumentation.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../verify/logger.js';
 import { MemoryStore } from './memory-store.js';
 
 /** Here rather than in verify-signature.ts so that file can import the checks below without a cycle. */

@@ -1,4 +1,4 @@
-import type { AnyWebhookEvent } from './event-types.js';
+import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { HandlerContext } from './handler-registry.js';
 import type { TraceContext } from './instrumentation.js';
 

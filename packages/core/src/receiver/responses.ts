@@ -1,4 +1,4 @@
-import type { ResponseErrorCode } from './errors.js';
+import type { ResponseErrorCode } from '../verify/errors.js';
 
 /** What an adapter writes back: status, headers and a JSON body, ready to send. */
 export interface ReceiverResponse {

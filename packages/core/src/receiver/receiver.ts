@@ -1,10 +1,10 @@
-import { parseAttempt } from './attempt.js';
-import { closestName } from './closest-name.js';
+import { parseAttempt } from '../verify/attempt.js';
+import { closestName } from '../verify/closest-name.js';
 import type { Awaitable, ClaimResult } from './dedupe-store.js';
 import { type Dispatch, type DispatchedEvent, pendingDispatch } from './dispatch.js';
-import { isWebhookVerificationError } from './errors.js';
-import type { AnyWebhookEvent, EventType } from './event-types.js';
-import { EVENT_TYPES, isKnownEventType } from './event-types.js';
+import { isWebhookVerificationError } from '../verify/errors.js';
+import type { AnyWebhookEvent, EventType } from '../verify/event-types.js';
+import { EVENT_TYPES, isKnownEventType } from '../verify/event-types.js';
 import { WebhookHandlerError } from './handler-error.js';
 import {
   type AnyWebhookHandler,
@@ -12,7 +12,7 @@ import {
   HandlerRegistry,
   type WebhookHandler,
 } from './handler-registry.js';
-import { type HeaderSource, readHeader } from './headers.js';
+import { type HeaderSource, readHeader } from '../verify/headers.js';
 import { type BackgroundRun, type DrainResult, InFlight } from './in-flight.js';
 import type {
   DeliveryObserver,
@@ -23,7 +23,7 @@ import type {
 } from './instrumentation.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { ownerToken } from './owner-token.js';
-import { isRawBody, rawBodyByteLength } from './raw-body.js';
+import { isRawBody, rawBodyByteLength } from '../verify/raw-body.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import {
   DUPLICATE,
@@ -36,7 +36,7 @@ import {
   type ReceiverResponse,
 } from './responses.js';
 import { SampledLog } from './sampled-log.js';
-import { createVerifier, type Verifier } from './verify-webhook.js';
+import { createVerifier, type Verifier } from '../verify/verify-webhook.js';
 
 export interface IncomingDelivery {
   /** The body exactly as received. Anything else (a parsed object) is answered 500 raw_body_unavailable. */

@@ -1,13 +1,13 @@
 import { internalError } from './internal-error.js';
 import { readWebBody } from './read-web-body.js';
-import { type Receiver, refuse } from './receiver.js';
+import { type Receiver, refuse } from '../receiver/receiver.js';
 import {
   errorResponse,
   METHOD_NOT_ALLOWED,
   payloadTooLarge,
   RAW_BODY_UNAVAILABLE,
   type ReceiverResponse,
-} from './responses.js';
+} from '../receiver/responses.js';
 
 /** A platform's keep-alive for work after the response (Workers' `ctx.waitUntil`, Vercel's `waitUntil`). */
 export type WaitUntil = (promise: Promise<unknown>) => void;

@@ -2,10 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerRefusal } from './answer-refusal.js';
 import { checkReceiver } from './check-receiver.js';
 import { internalError } from './internal-error.js';
-import { isRawBody } from './raw-body.js';
+import { isRawBody } from '../verify/raw-body.js';
 import { readNodeBody } from './read-node-body.js';
-import { type Receiver, refuse } from './receiver.js';
-import { METHOD_NOT_ALLOWED, RAW_BODY_UNAVAILABLE, type ReceiverResponse, rawBodyHint } from './responses.js';
+import { type Receiver, refuse } from '../receiver/receiver.js';
+import { METHOD_NOT_ALLOWED, RAW_BODY_UNAVAILABLE, type ReceiverResponse, rawBodyHint } from '../receiver/responses.js';
 
 /** What an adapter tells the Node entry about one request. */
 export interface NodeExchange {

@@ -9,7 +9,7 @@ import {
 import { type HmacKey, requireSyncHmac } from './hmac-key.js';
 import { checkEventHeaders, parseEvent } from './parse-event.js';
 import { isRawBody, type RawBody } from './raw-body.js';
-import { checkHeaderPrefix } from './receiver-options.js';
+import { checkHeaderPrefix } from '../receiver/receiver-options.js';
 import { parseSignatureHeader } from './signature-header.js';
 import { checkSignature, checkVerifyOptions } from './verify-signature.js';
 

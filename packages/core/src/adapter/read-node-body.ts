@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { clearDeadline, type Deadline, setDeadline } from './deadlines.js';
-import { errorResponse, payloadTooLarge, type ReceiverResponse } from './responses.js';
+import { errorResponse, payloadTooLarge, type ReceiverResponse } from '../receiver/responses.js';
 
 export interface NodeBodyLimits {
   maxBodyBytes: number;

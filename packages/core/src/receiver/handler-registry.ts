@@ -1,4 +1,4 @@
-import type { AnyWebhookEvent, EventType, WebhookEvent } from './event-types.js';
+import type { AnyWebhookEvent, EventType, WebhookEvent } from '../verify/event-types.js';
 
 export interface HandlerContext {
   /** From the delivery-attempt header: 1 for the first delivery, up to 6. */

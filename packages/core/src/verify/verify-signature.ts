@@ -2,7 +2,7 @@ import { WebhookVerificationError } from './errors.js';
 import { type HmacKey, hmacKeyFor, requireSyncHmac } from './hmac-key.js';
 import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
-import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, positive } from './receiver-options.js';
+import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, positive } from '../receiver/receiver-options.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
 
 export { DEFAULT_TOLERANCE_SECONDS };

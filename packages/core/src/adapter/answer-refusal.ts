@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ReceiverResponse } from './responses.js';
+import type { ReceiverResponse } from '../receiver/responses.js';
 
 /** How long, and how much, the rest of a refused body is still read and dropped. */
 export const DRAIN_MS = 5_000;

@@ -1,7 +1,7 @@
-import type { AnyWebhookEvent } from './event-types.js';
+import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler } from './handler-registry.js';
-import type { HeaderSource } from './headers.js';
+import type { HeaderSource } from '../verify/headers.js';
 import type { RespondMode } from './receiver-options.js';
 import type { ReceiverResponse } from './responses.js';
 

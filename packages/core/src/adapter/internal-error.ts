@@ -1,5 +1,5 @@
-import type { Receiver } from './receiver.js';
-import { INTERNAL_ERROR, type ReceiverResponse } from './responses.js';
+import type { Receiver } from '../receiver/receiver.js';
+import { INTERNAL_ERROR, type ReceiverResponse } from '../receiver/responses.js';
 
 /**
  * What both entry points answer when `receiver.handle` rejects, which its own policy never does: the same

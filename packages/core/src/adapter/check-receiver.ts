@@ -1,4 +1,4 @@
-import type { Receiver } from './receiver.js';
+import type { Receiver } from '../receiver/receiver.js';
 
 /**
  * An adapter's start-up check of what it was given in place of a receiver, so that a missing one, a

@@ -1,4 +1,4 @@
-import type { AnyWebhookEvent } from './event-types.js';
+import type { AnyWebhookEvent } from '../verify/event-types.js';
 
 /** Every failure of one event's handlers, collected; `errors` holds each handler's own error. */
 export class WebhookHandlerError extends AggregateError {
