@@ -64,6 +64,13 @@ export function fromClient(client: unknown, clientType: unknown): KeyedSendComma
         'Is clientType right for the client you pass?',
     );
   }
+  if (type !== 'ioredis' && looksLikeIoredis(client)) {
+    throw new RedisStoreError(
+      'ERR_SMS_REDIS_OPTIONS',
+      `clientType '${type}' was given an ioredis client (it has call() and a status): ` +
+        "pass clientType: 'ioredis' for ioredis' Redis and Cluster.",
+    );
+  }
   if (type === 'ioredis') {
     const c = client as IoredisLike;
     return (_key, [command, ...args]) => c.call(command!, ...args);
@@ -74,6 +81,16 @@ export function fromClient(client: unknown, clientType: unknown): KeyedSendComma
   }
   const c = client as NodeRedisClusterLike;
   return (key, args) => c.sendCommand(key, false, args);
+}
+
+/**
+ * ioredis' Redis and Cluster have a sendCommand() too, but it takes an ioredis Command: declared as
+ * node-redis, every command would fail. Both have call() and a string `status`; node-redis clients have
+ * neither (they have `isOpen`).
+ */
+function looksLikeIoredis(client: object): boolean {
+  const c = client as Record<string, unknown>;
+  return typeof c.call === 'function' && typeof c.status === 'string';
 }
 
 export function fromSendCommand(sendCommand: unknown): KeyedSendCommand {
