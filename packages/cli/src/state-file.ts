@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
+import type { KeptEvent } from './listen-history.js';
 
 /** An event `send` posted, kept so `send --id` repeats the same bytes with the next attempt number. */
 export interface SentEvent {
@@ -18,6 +19,8 @@ export interface CliState {
   webhook_secret?: string;
   /** Newest last; at most MAX_SENT_EVENTS. */
   sent_events?: Record<string, SentEvent>;
+  /** The events of `listen`'s last run and their scheduled retries, taken up by the next run. */
+  listen_events?: KeptEvent[];
 }
 
 const MAX_SENT_EVENTS = 100;

@@ -27,6 +27,8 @@ const MAX_REMEMBERED_ATTEMPTS = 10_000;
 export class DeliveryEngine {
   private readonly byWebhook = new Map<string, DeliveryJob[]>();
   private readonly scheduled = new Set<DeliveryJob>();
+  /** Attempts running now. */
+  private readonly running = new Set<DeliveryJob>();
   private inFlight = 0;
   private waiters: (() => void)[] = [];
   private readonly abort = new AbortController();
@@ -46,11 +48,48 @@ export class DeliveryEngine {
     // A repeat of an event already sent to this webhook carries the next attempt number (the spec: "a repeat
     // has a higher number"), capped at the last one the spec allows.
     const previous = this.lastAttempt.get(attemptKey(entry.webhook.id, event.id)) ?? 0;
+    const job = this.addJob(entry, event, Math.min(previous, MAX_ATTEMPTS - 1), test);
+    void this.attempt(job);
+    return job.record;
+  }
+
+  /**
+   * An event an earlier run sent (`attempts` so far): a repeat continues its count, and a retry that was
+   * scheduled runs at its time (at once when that has passed).
+   */
+  adopt(entry: WebhookEntry, event: AnyWebhookEvent, attempts: number, nextAttemptAt: number | null): void {
+    const count = Math.min(Math.max(0, Math.floor(attempts)), MAX_ATTEMPTS);
+    this.rememberAttempt(entry.webhook.id, event.id, count);
+    if (nextAttemptAt === null || count >= MAX_ATTEMPTS || this.closed) return;
+    const job = this.addJob(entry, event, count, event.type === 'webhook.test');
+    job.record.next_attempt_at = new Date(nextAttemptAt).toISOString();
+    this.schedule(job, Math.max(0, nextAttemptAt - this.options.now()));
+  }
+
+  /**
+   * Epoch ms of the retry scheduled for this event on this webhook, or null. An attempt still running
+   * counts as a retry due now: a run stopped in the middle of it owes the app that attempt.
+   */
+  nextAttemptAt(webhookId: string, eventId: string): number | null {
+    const of = (job: DeliveryJob) => job.entry.webhook.id === webhookId && job.record.event_id === eventId;
+    for (const job of this.scheduled) {
+      if (of(job)) return job.record.next_attempt_at === null ? null : Date.parse(job.record.next_attempt_at);
+    }
+    for (const job of this.running) if (of(job)) return this.options.now();
+    return null;
+  }
+
+  /** How many attempts this event has had on this webhook (0 when none). */
+  attemptsOf(webhookId: string, eventId: string): number {
+    return this.lastAttempt.get(attemptKey(webhookId, eventId)) ?? 0;
+  }
+
+  private addJob(entry: WebhookEntry, event: AnyWebhookEvent, attempts: number, test: boolean): DeliveryJob {
     const record: WebhookDelivery = {
       id: randomId('whd'),
       object: 'webhook_delivery',
       status: 'pending',
-      attempts: Math.min(previous, MAX_ATTEMPTS - 1),
+      attempts,
       created_at: new Date(this.options.now()).toISOString(),
       event_id: event.id,
       event_type: event.type as WebhookDelivery['event_type'],
@@ -66,8 +105,16 @@ export class DeliveryEngine {
     // Old records beyond the cap are forgotten (their retries, if any, still run).
     if (jobs.length > this.options.maxDeliveriesPerWebhook) jobs.shift();
     this.byWebhook.set(entry.webhook.id, jobs);
-    void this.attempt(job);
-    return record;
+    return job;
+  }
+
+  private schedule(job: DeliveryJob, waitMs: number): void {
+    job.timer = setTimeout(() => {
+      this.scheduled.delete(job);
+      void this.attempt(job);
+    }, waitMs);
+    job.timer.unref();
+    this.scheduled.add(job);
   }
 
   /** Newest first. */
@@ -132,6 +179,7 @@ export class DeliveryEngine {
     if (this.closed) return;
     const { record, entry } = job;
     this.inFlight += 1;
+    this.running.add(job);
     record.attempts += 1;
     record.next_attempt_at = null;
     this.rememberAttempt(entry.webhook.id, record.event_id, record.attempts);
@@ -154,6 +202,7 @@ export class DeliveryEngine {
     );
     const durationMs = Math.round(performance.now() - started);
     this.inFlight -= 1;
+    this.running.delete(job);
     if (this.closed) return this.notifyIfIdle();
 
     const now = this.options.now();
@@ -169,12 +218,7 @@ export class DeliveryEngine {
     } else {
       const waitMs = RETRY_WAITS_MS[record.attempts - 1]! * this.options.timeScale;
       record.next_attempt_at = new Date(now + waitMs).toISOString();
-      job.timer = setTimeout(() => {
-        this.scheduled.delete(job);
-        void this.attempt(job);
-      }, waitMs);
-      job.timer.unref();
-      this.scheduled.add(job);
+      this.schedule(job, waitMs);
     }
     this.report(job, delivered, result.responseBody, startedAt, durationMs);
     this.notifyIfIdle();

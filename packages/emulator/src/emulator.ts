@@ -8,7 +8,7 @@ import type { SimulateSendOptions } from './events.js';
 import { requestPath, sendJson } from './http-io.js';
 import { type AttemptReport, type EmulatorOptions, resolveOptions } from './options.js';
 import { checkRequestSource } from './request-guard.js';
-import { type EmittedEvent, EmulatorState, type SimulatedSend } from './state.js';
+import { type DeliveryHistory, type EmittedEvent, EmulatorState, type SimulatedSend } from './state.js';
 import type { WebhookDelivery, WebhookOut } from './types.js';
 import { isLoopbackHost } from './validate-webhook.js';
 
@@ -28,6 +28,16 @@ export interface Emulator {
   simulateSend(options?: SimulateSendOptions): SimulatedSend;
   /** Sends an already sent event again, same id and body, as a new delivery record. */
   redeliver(eventId: string): WebhookDelivery[];
+  /**
+   * Every event sent to this webhook (oldest first, at most 10,000 in all), with its attempts so far and
+   * the retry scheduled for it: what to keep for `adopt` in a later run.
+   */
+  history(webhookId: string): DeliveryHistory[];
+  /**
+   * Takes up events an earlier run sent (from its `history`) on this webhook: `redeliver` knows them and
+   * continues their attempt count, and each scheduled retry runs at its time, at once when that has passed.
+   */
+  adopt(webhookId: string, history: readonly DeliveryHistory[]): void;
   /** Resolves once no delivery attempt is running or scheduled; rejects after `timeoutMs` (default 30 s). */
   waitForIdle(timeoutMs?: number): Promise<void>;
   /** Every live webhook, secrets included (this is the emulator's own view). */
@@ -122,6 +132,8 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     emit: (type, o = {}) => state.emit(type, o.data, o.workspaceId),
     simulateSend: (o = {}) => state.simulateSend(o),
     redeliver: (eventId) => state.redeliver(eventId),
+    history: (webhookId) => state.history(webhookId),
+    adopt: (webhookId, history) => state.adopt(webhookId, history),
     waitForIdle: (timeoutMs) => state.engine.waitForIdle(timeoutMs),
     webhooks: () => state.webhooks.list().map((e) => ({ ...e.webhook })),
     deliveries: (webhookId) => state.engine.deliveries(webhookId),

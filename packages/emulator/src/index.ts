@@ -9,7 +9,7 @@ export {
   RETRY_WAITS_MS,
   TOKEN_TTL_SECONDS,
 } from './options.js';
-export type { EmittedEvent, SimulatedSend } from './state.js';
+export type { DeliveryHistory, EmittedEvent, SimulatedSend } from './state.js';
 export type {
   DeliveryStatus,
   ListOf,

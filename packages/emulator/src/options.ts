@@ -36,6 +36,12 @@ export interface EmulatorOptions {
    * emulator restarts. Default a new random secret per webhook, as the service does.
    */
   webhookSecret?: string;
+  /**
+   * Only webhooks created with one of these API keys get `webhookSecret`; others get a random secret of
+   * their own, as on the service. Default: every key. `sms-webhooks listen` passes its private key here,
+   * so another local process that asks for a webhook never learns the secret the app trusts.
+   */
+  webhookSecretApiKeys?: readonly string[];
 }
 
 export interface AttemptReport {
@@ -75,6 +81,7 @@ export interface ResolvedEmulatorOptions {
   maxDeliveriesPerWebhook: number;
   onAttempt: ((attempt: AttemptReport) => void) | undefined;
   webhookSecret: string | undefined;
+  webhookSecretApiKeys: readonly string[] | undefined;
 }
 
 function positive(name: string, value: number): number {
@@ -102,6 +109,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedEmulatorO
     maxDeliveriesPerWebhook: positive('maxDeliveriesPerWebhook', options.maxDeliveriesPerWebhook ?? 100),
     onAttempt: options.onAttempt,
     webhookSecret: checkWebhookSecret(options.webhookSecret),
+    webhookSecretApiKeys: checkApiKeys(options.webhookSecretApiKeys),
   };
 }
 
@@ -113,4 +121,14 @@ function checkWebhookSecret(secret: unknown): string | undefined {
     );
   }
   return secret;
+}
+
+function checkApiKeys(keys: unknown): readonly string[] | undefined {
+  if (keys === undefined) return undefined;
+  if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) {
+    throw new TypeError(
+      '@sms-webhooks/emulator: webhookSecretApiKeys must be a non-empty array of API keys (sk_test_…), or left out for every key.',
+    );
+  }
+  return [...keys];
 }

@@ -16,6 +16,16 @@ export interface EmittedEvent {
   webhooks: string[];
 }
 
+/** One event as an earlier run left it on a webhook: what `history` gives and `adopt` takes. */
+export interface DeliveryHistory {
+  /** The event as sent (its id and body are kept on every repeat). */
+  event: AnyWebhookEvent;
+  /** Attempts so far. */
+  attempts: number;
+  /** Epoch ms of the scheduled retry, or null when none is scheduled. */
+  nextAttemptAt: number | null;
+}
+
 export interface SimulatedSend {
   sms_id: string;
   messages: { id: string; to: string; outcome: 'delivered' | 'failed'; reply: string | null }[];
@@ -34,8 +44,9 @@ export class EmulatorState {
   private readonly sent = new Map<string, { event: AnyWebhookEvent; entries: WebhookEntry[] }>();
 
   constructor(readonly options: ResolvedEmulatorOptions) {
-    this.webhooks = new WebhookRegistry(options.webhookSecret);
     this.tokens = new TokenIssuer(options.apiKeys, options.now);
+    const fixedFor = options.webhookSecretApiKeys?.map((key) => this.tokens.workspaceFor(key).id);
+    this.webhooks = new WebhookRegistry(options.webhookSecret, fixedFor && new Set(fixedFor));
     this.limiter = new RateLimiter(options.rateLimit, options.now);
     this.engine = new DeliveryEngine(options);
   }
@@ -90,6 +101,30 @@ export class EmulatorState {
   private remember(event: AnyWebhookEvent, entries: WebhookEntry[]): void {
     this.sent.set(event.id, { event, entries });
     if (this.sent.size > MAX_REMEMBERED_EVENTS) this.sent.delete(this.sent.keys().next().value!);
+  }
+
+  /** Every event remembered for this webhook, oldest first, with its attempts and scheduled retry. */
+  history(webhookId: string): DeliveryHistory[] {
+    const out: DeliveryHistory[] = [];
+    for (const { event, entries } of this.sent.values()) {
+      if (!entries.some((e) => e.webhook.id === webhookId)) continue;
+      out.push({
+        event,
+        attempts: this.engine.attemptsOf(webhookId, event.id),
+        nextAttemptAt: this.engine.nextAttemptAt(webhookId, event.id),
+      });
+    }
+    return out;
+  }
+
+  /** Takes up another run's events on this webhook: `redeliver` knows them, scheduled retries run. */
+  adopt(webhookId: string, history: readonly DeliveryHistory[]): void {
+    const entry = this.webhooks.find(webhookId);
+    if (!entry || entry.deleted) throw new Error(`@sms-webhooks/emulator: no live webhook ${webhookId}.`);
+    for (const h of history) {
+      this.remember(h.event, [entry]);
+      this.engine.adopt(entry, h.event, h.attempts, h.nextAttemptAt);
+    }
   }
 
   /** Sends an already sent event again (same id, same body) as a new delivery, like a dashboard "resend". */

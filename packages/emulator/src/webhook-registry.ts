@@ -18,8 +18,14 @@ export function maskSecret(secret: string): string {
 export class WebhookRegistry {
   private readonly entries = new Map<string, WebhookEntry>();
 
-  /** `fixedSecret` (the `webhookSecret` option) is given to every webhook instead of a random one. */
-  constructor(private readonly fixedSecret?: string) {}
+  /**
+   * `fixedSecret` (the `webhookSecret` option) is given instead of a random one to every webhook, or only to
+   * those of the workspaces in `fixedFor` (the workspaces of `webhookSecretApiKeys`) when it is given.
+   */
+  constructor(
+    private readonly fixedSecret?: string,
+    private readonly fixedFor?: ReadonlySet<string>,
+  ) {}
 
   create(workspace: Workspace, input: WebhookInput, now: Date): WebhookEntry {
     const webhook: WebhookOut = {
@@ -30,11 +36,18 @@ export class WebhookRegistry {
       active: true,
       created_at: now.toISOString(),
       description: input.description,
-      secret: this.fixedSecret ?? `whsec_${randomBytes(24).toString('base64url')}`,
+      secret: this.secretFor(workspace),
     };
     const entry = { webhook, workspace, deleted: false };
     this.entries.set(webhook.id, entry);
     return entry;
+  }
+
+  private secretFor(workspace: Workspace): string {
+    if (this.fixedSecret !== undefined && (this.fixedFor === undefined || this.fixedFor.has(workspace.id))) {
+      return this.fixedSecret;
+    }
+    return `whsec_${randomBytes(24).toString('base64url')}`;
   }
 
   /** Live webhooks, oldest first; only one workspace's when `workspaceId` is given. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type Client, createClient, type WebhookOut } from '@sms-webhooks/client';
 import { EVENT_TYPES, type EventType } from '@sms-webhooks/core';
 import { type AttemptReport, createEmulator } from '@sms-webhooks/emulator';
@@ -7,6 +8,7 @@ import { attemptJson, attemptLine } from '../attempt-line.js';
 import { CliError } from '../cli-error.js';
 import { apiBaseOf, unreachable } from '../emulator-api.js';
 import type { CliIo } from '../io.js';
+import { HistoryWriter, type TakenUp, takeUp } from '../listen-history.js';
 import { absoluteUrl, eventTypeList, integer, webhookSecret } from '../options.js';
 import { newWebhookSecret, readState, statePath, writeState } from '../state-file.js';
 import { timeScaleOption } from './time-scale-option.js';
@@ -23,8 +25,15 @@ interface ListenOptions {
   json?: boolean;
 }
 
-/** The API key `listen` registers with; any sk_test_ key works on the emulator. */
+/** The API key `listen --api-base` registers with; any sk_test_ key works on an emulator. */
 const apiKeyOf = (io: CliIo) => io.env.SMS_API_KEY || 'sk_test_local';
+
+/**
+ * The key of the emulator `listen` starts: new each run and known to this process only. Only webhooks
+ * created with it get the stable secret; any other local process that asks for a webhook gets its own
+ * random secret, so it cannot sign deliveries the app accepts. `trigger` and `resend` need no key.
+ */
+const privateApiKey = () => `sk_test_listen_${randomBytes(18).toString('hex')}`;
 
 /** --secret, else the one in the state file, else a new one written there. */
 async function stableSecret(io: CliIo, options: ListenOptions): Promise<{ secret: string; keptIn?: string }> {
@@ -64,6 +73,34 @@ function ready(
   );
 }
 
+const clockTime = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
+
+/** What the last run left: said once, so a restart never drops a retry without a word. */
+function printTakenUp(io: CliIo, options: ListenOptions, t: TakenUp): void {
+  if (options.json) {
+    if (t.events === 0 && t.dropped.length === 0) return;
+    io.stdout(
+      `${JSON.stringify({ taken_up: t.events, retries_scheduled: t.retries, next_attempt_at: t.nextAt === null ? null : new Date(t.nextAt).toISOString(), dropped: t.dropped })}\n`,
+    );
+    return;
+  }
+  if (t.events > 0) {
+    const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+    const retries =
+      t.nextAt === null
+        ? 'no retry was scheduled'
+        : `${plural(t.retries, 'retry', 'retries')} scheduled, next at ${clockTime(t.nextAt)}`;
+    io.stdout(
+      `Took up ${plural(t.events, 'event', 'events')} from the last run (${retries}); resend knows them.\n`,
+    );
+  }
+  for (const d of t.dropped) {
+    io.stdout(
+      `Dropped the scheduled retry of ${d.type} ${d.id}: this run does not subscribe to ${d.type}.\n`,
+    );
+  }
+}
+
 function printer(io: CliIo, options: ListenOptions, webhookId: () => string | undefined) {
   return (report: AttemptReport) => {
     if (report.webhookId !== webhookId()) return;
@@ -71,17 +108,28 @@ function printer(io: CliIo, options: ListenOptions, webhookId: () => string | un
   };
 }
 
-/** Starts an emulator in this process, with a secret that stays the same across restarts. */
+/**
+ * Starts an emulator in this process, with a secret that stays the same across restarts. The events it
+ * sent and their scheduled retries are kept in the state file, and the next run takes them up.
+ */
 async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSignal): Promise<void> {
   const { secret, keptIn } = await stableSecret(io, options);
+  const path = statePath(io, options.stateFile);
   let webhookId: string | undefined;
+  let writer: HistoryWriter | undefined;
+  const apiKey = privateApiKey();
+  const print = printer(io, options, () => webhookId);
   const emulator = createEmulator({
     port: options.port,
     host: options.host,
     timeScale: options.timeScale,
     allowInsecureLoopback: true,
     webhookSecret: secret,
-    onAttempt: printer(io, options, () => webhookId),
+    webhookSecretApiKeys: [apiKey],
+    onAttempt: (report) => {
+      print(report);
+      if (report.webhookId === webhookId) void writer?.save();
+    },
   });
   let apiBase: string;
   try {
@@ -94,7 +142,7 @@ async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSi
     );
   }
   try {
-    const client = createClient({ apiKey: apiKeyOf(io), baseUrl: apiBase, allowInsecureLoopback: true });
+    const client = createClient({ apiKey, baseUrl: apiBase, allowInsecureLoopback: true });
     const webhook = await client.createWebhook({
       url: options.forwardTo.href,
       events: options.events ?? [...EVENT_TYPES],
@@ -105,7 +153,16 @@ async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSi
       ? `started here; the secret is kept in ${keptIn}`
       : 'started here; the secret from --secret';
     ready(io, options, apiBase, webhook, origin);
+    printTakenUp(io, options, takeUp(await readState(path), emulator, webhook.id, webhook.events));
+    writer = new HistoryWriter(
+      path,
+      () => emulator.history(webhook.id),
+      (error) => io.stderr(`warning: ${(error as Error).message}; a restart will not take up the retries.\n`),
+    );
+    await writer.save();
     await untilAborted(signal);
+    // Before the emulator closes: its scheduled retries are part of what is written.
+    await writer.save();
   } finally {
     await emulator.close();
   }
