@@ -304,6 +304,21 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   {
+    path: 'packages/lambda/README.md',
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secretFor('lambda') },
+        check(results) {
+          // The handler ran before the first answer came back; the base64 repeat is the same event.
+          expect(outputOf(results, 'Use it')).toMatch(
+            /^message msg_\w+ delivered to \+\d+\n200 \{"received":true\}\n200 \{"received":true,"duplicate":true\}\n$/,
+          );
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
     // The first example and the NestJS module (Nest from packages/nestjs, as its reader installed it); the
     // Local development section names port 3000 too, so it runs in the entry after this one.
     path: 'README.md',

@@ -1,0 +1,2 @@
+export type { LambdaHttpEvent, LambdaHttpResult } from './lambda-event.js';
+export { type LambdaHandlerOptions, type LambdaWebhookHandler, lambdaHandler } from './lambda-handler.js';

@@ -1,0 +1,52 @@
+import type { Receiver } from '@sms-webhooks/core';
+import { checkReceiver, handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
+import type { Context } from 'aws-lambda';
+import { type LambdaHttpEvent, type LambdaHttpResult, readEvent } from './lambda-event.js';
+import { toRequest } from './to-request.js';
+import { toResult } from './to-result.js';
+
+const NAME = '@sms-webhooks/lambda';
+const ACKNOWLEDGED = 'handlers-may-never-finish';
+
+export interface LambdaHandlerOptions {
+  /**
+   * Lambda freezes the process once the handler returns, so by default the answer waits for the handlers
+   * of an accepted event, even in the receiver's 'immediately' mode. Set to 'handlers-may-never-finish' to
+   * return the 200 first: the handlers then run in a process frozen right after, finish during a later
+   * invocation of the same instance, or never (the service will not redeliver an event it got a 2xx for).
+   */
+  answerBeforeHandlers?: typeof ACKNOWLEDGED;
+}
+
+export type LambdaWebhookHandler = (event: LambdaHttpEvent, context?: Context) => Promise<LambdaHttpResult>;
+
+function optionsError(message: string): TypeError {
+  return Object.assign(new TypeError(`${NAME}: ${message}`), { code: 'ERR_SMS_LAMBDA_OPTIONS' });
+}
+
+/**
+ * `export const handler = lambdaHandler(receiver)`: an AWS Lambda handler for API Gateway (REST and HTTP
+ * APIs), Function URLs and Application Load Balancers. It turns the event into a Web `Request` and core's
+ * handleWebRequest does the rest (method check, body limit, every answer); this only reads the event and
+ * writes the answer in the shape its source expects.
+ */
+export function lambdaHandler(receiver: Receiver, options: LambdaHandlerOptions = {}): LambdaWebhookHandler {
+  checkReceiver(NAME, receiver, 'lambdaHandler(receiver) needs a receiver from createReceiver()');
+  const { answerBeforeHandlers } = options;
+  if (answerBeforeHandlers !== undefined && answerBeforeHandlers !== ACKNOWLEDGED) {
+    throw optionsError(
+      `answerBeforeHandlers must be '${ACKNOWLEDGED}' (to return before the handlers finish, knowing Lambda freezes them), or left out; got ${JSON.stringify(answerBeforeHandlers)}.`,
+    );
+  }
+  const waitForHandlers = answerBeforeHandlers === undefined;
+
+  return async (event) => {
+    const parts = readEvent(event);
+    const running: Promise<unknown>[] = [];
+    const waitUntil: WaitUntil | undefined = waitForHandlers ? (run) => running.push(run) : undefined;
+    const response = await handleWebRequest(receiver, toRequest(parts), { waitUntil });
+    // The receiver's background run never rejects: it ends after the handlers and the dedupe record.
+    if (running.length > 0) await Promise.all(running);
+    return toResult(response, parts);
+  };
+}
