@@ -7,7 +7,7 @@ import { PgBossHandOffError } from './errors.js';
 export interface HandOffStore {
   readonly table: string;
   keyFor(id: string): string;
-  transaction<R>(ctx: { claim?: undefined }, fn: (tx: never) => R | Promise<R>): Promise<R>;
+  transaction<R>(ctx: { claim?: undefined }, fn: (tx: unknown) => R | Promise<R>): Promise<R>;
 }
 
 export function checkStore(store: unknown, where: string): HandOffStore {

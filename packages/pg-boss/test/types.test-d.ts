@@ -1,0 +1,44 @@
+// Compiled by `tsc` in the test command, never run: a line that stops compiling fails the suite.
+import { createReceiver, type Dispatch, type MessageObject } from '@sms-webhooks/core';
+import {
+  createWorker,
+  enqueueTo,
+  listFailed,
+  replayFailed,
+  type WebhookHandlers,
+} from '@sms-webhooks/pg-boss';
+import { PostgresStore } from '@sms-webhooks/postgres';
+import pg from 'pg';
+import PgBoss from 'pg-boss';
+import postgres from 'postgres';
+import { expectTypeOf } from 'vitest';
+
+const boss = new PgBoss('postgres://postgres@127.0.0.1:5432/app');
+const store = new PostgresStore({ pool: new pg.Pool() });
+expectTypeOf(enqueueTo(boss, { store })).toEqualTypeOf<Dispatch>();
+// postgres.js stores hand out transactions too.
+enqueueTo(boss, { store: new PostgresStore({ sql: postgres() }), attempts: 3 });
+// @ts-expect-error the store is required: the claim and the job share its transaction
+enqueueTo(boss, {});
+const receiver = createReceiver({ secret: 'whsec_x', store, dispatch: enqueueTo(boss, { store }) });
+
+const handlers: WebhookHandlers = {
+  'message.failed': (event, ctx) => {
+    expectTypeOf(event.data).toEqualTypeOf<MessageObject>();
+    expectTypeOf(ctx.attempt).toEqualTypeOf<number | undefined>();
+  },
+  'message.sent': [(event) => event.data.to, async (event) => event.data.status],
+  'sms.completed': (event) => {
+    // @ts-expect-error sms.completed's data is not a message object
+    event.data.to.toUpperCase();
+  },
+};
+void createWorker(handlers, boss, { store, concurrency: 4 });
+void createWorker(receiver, boss, { onError: (_error, job) => job.data.event.id });
+// @ts-expect-error not an event type
+void createWorker({ 'message.unknown': () => {} }, boss);
+
+void listFailed(boss).then((failed) => expectTypeOf(failed[0]!.eventId).toEqualTypeOf<string>());
+void replayFailed(boss, 'evt_1', { store }).then((r) =>
+  expectTypeOf(r.status).toEqualTypeOf<'replayed' | 'completed'>(),
+);

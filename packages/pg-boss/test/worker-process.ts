@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url));
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export interface WorkerProcess {
+  /** Resolves with the event id once the handler has started on a job (it then hangs forever). */
+  started: Promise<string>;
+  /** SIGKILL, as a crash or an OOM kill would, and wait for the exit. */
+  kill(): Promise<void>;
+}
+
+/** `fixtures/hanging-worker.ts` in its own Node process (tsx; tsconfig paths map the packages to src). */
+export function spawnHangingWorker(env: { url: string; queue: string }): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: env.url, QUEUE: env.queue },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      live.delete(child);
+      resolve();
+    }),
+  );
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  let out = '';
+  const started = new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /\{"started":("(?:[^"\\]|\\.)*")/.exec(out);
+      if (match) resolve(JSON.parse(match[1]!) as string);
+    });
+    exited.then(() => reject(new Error(`the worker process exited before starting a job:\n${stderr}`)));
+  });
+  started.catch(() => {});
+  return {
+    started,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
