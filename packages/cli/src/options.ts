@@ -57,7 +57,7 @@ export function absoluteUrl(name: string) {
       if (url.protocol === 'http:' || url.protocol === 'https:') return url;
     } catch {}
     throw new InvalidArgumentError(
-      `${name} must be an absolute http(s) URL, e.g. http://localhost:3000/webhooks.`,
+      `${name} must be an absolute http(s) URL, e.g. http://localhost:3000/webhooks/sms.`,
     );
   };
 }

@@ -52,7 +52,7 @@ export function registerEmulator(program: Command, io: CliIo): void {
     .option('--json', 'print the address and each delivery attempt as JSON lines')
     .addHelpText(
       'after',
-      '\nThen, in another shell:\n  export SMS_API_BASE_URL=http://127.0.0.1:4010 SMS_API_KEY=sk_test_local\n  sms-webhooks webhooks create --url http://localhost:3000/webhooks --events message.delivered\n  sms-webhooks trigger message.delivered',
+      '\nThen, in another shell:\n  export SMS_API_BASE_URL=http://127.0.0.1:4010 SMS_API_KEY=sk_test_local\n  sms-webhooks webhooks create --url http://localhost:3000/webhooks/sms --events message.delivered\n  sms-webhooks trigger message.delivered',
     )
     .action(async (options: EmulatorCommandOptions) => {
       const emulator = createEmulator({

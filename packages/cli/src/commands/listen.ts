@@ -4,7 +4,7 @@ import { EVENT_TYPES, type EventType } from '@sms-webhooks/core';
 import { type AttemptReport, createEmulator } from '@sms-webhooks/emulator';
 import type { Command } from 'commander';
 import { processSignal, untilAborted } from '../abort-signal.js';
-import { attemptJson, attemptLine } from '../attempt-line.js';
+import { attemptJson, attemptLine, hintPrinter } from '../attempt-line.js';
 import { CliError } from '../cli-error.js';
 import { apiBaseOf, unreachable } from '../emulator-api.js';
 import type { CliIo } from '../io.js';
@@ -102,9 +102,12 @@ function printTakenUp(io: CliIo, options: ListenOptions, t: TakenUp): void {
 }
 
 function printer(io: CliIo, options: ListenOptions, webhookId: () => string | undefined) {
+  const hint = hintPrinter();
   return (report: AttemptReport) => {
     if (report.webhookId !== webhookId()) return;
-    io.stdout(`${options.json ? attemptJson(report) : attemptLine(report)}\n`);
+    if (options.json) return io.stdout(`${attemptJson(report)}\n`);
+    const extra = hint(report);
+    io.stdout(`${attemptLine(report)}\n${extra === undefined ? '' : `${extra}\n`}`);
   };
 }
 
@@ -262,7 +265,7 @@ export function registerListen(program: Command, io: CliIo): void {
     )
     .requiredOption(
       '--forward-to <url>',
-      'your webhook route, e.g. http://localhost:3000/webhooks',
+      'your webhook route, e.g. http://localhost:3000/webhooks/sms',
       absoluteUrl('--forward-to'),
     )
     .option('--events <types>', 'comma-separated event types (default all)', eventTypeList)
@@ -278,7 +281,7 @@ export function registerListen(program: Command, io: CliIo): void {
     .option('--json', 'print the ready line and each delivery attempt as JSON lines')
     .addHelpText(
       'after',
-      '\nExample:\n  sms-webhooks listen --forward-to http://localhost:3000/webhooks --time-scale 1/60\n  # then start your app with the printed SMS_WEBHOOK_SECRET, and in another shell:\n  sms-webhooks trigger message.delivered',
+      '\nExample:\n  sms-webhooks listen --forward-to http://localhost:3000/webhooks/sms --time-scale 1/60\n  # then start your app with the printed SMS_WEBHOOK_SECRET, and in another shell:\n  sms-webhooks trigger message.delivered',
     )
     .action(async (options: ListenOptions) => {
       const signal = io.signal ?? processSignal();

@@ -42,7 +42,7 @@ export function registerSend(program: Command, io: CliIo): void {
     .argument('<type>', `event type: ${EVENT_TYPES.join(', ')}`, eventType)
     .requiredOption(
       '--url <url>',
-      'your webhook route, e.g. http://localhost:3000/webhooks',
+      'your webhook route, e.g. http://localhost:3000/webhooks/sms',
       absoluteUrl('--url'),
     )
     .option('--secret <secret>', 'the webhook secret your app verifies with (default $SMS_WEBHOOK_SECRET)')
@@ -71,7 +71,7 @@ export function registerSend(program: Command, io: CliIo): void {
     .option('--json', 'print the result as JSON')
     .addHelpText(
       'after',
-      '\nExample:\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks --secret whsec_…\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks --id evt_… # the same bytes again',
+      '\nExample:\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks/sms --secret whsec_…\n  sms-webhooks send message.delivered --url http://localhost:3000/webhooks/sms --id evt_… # the same bytes again',
     )
     .action(async (type: EventType, options: SendOptions) => {
       const secret = resolveSecret(io, options.secret);
