@@ -1,9 +1,9 @@
 -- The dedupe table of @sms-webhooks/postgres, under its default name. For another name use
 -- migrationSql(table); store.migrate() runs the same statements under an advisory lock.
-CREATE TABLE IF NOT EXISTS sms_webhook_events (
+CREATE TABLE IF NOT EXISTS "sms_webhook_events" (
   key text PRIMARY KEY,
   token text NOT NULL,
   state text NOT NULL CHECK (state IN ('in-flight', 'committed', 'completed')),
   expires_at timestamptz NOT NULL
 );
-CREATE INDEX IF NOT EXISTS sms_webhook_events_expires_at ON sms_webhook_events (expires_at);
+CREATE INDEX IF NOT EXISTS "sms_webhook_events_expires_at" ON "sms_webhook_events" (expires_at);

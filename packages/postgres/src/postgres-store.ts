@@ -15,7 +15,8 @@ import {
 } from './clients.js';
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
-import { DEFAULT_TABLE, migrateStatement, type Statements, statements } from './statements.js';
+import { DEFAULT_TABLE, migrateStatement, quotedTable, type Statements, statements } from './statements.js';
+import { refuseNonTransactional } from './transaction-client.js';
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
 export const DEFAULT_RETAIN_MS = 24 * 60 * 60 * 1000;
@@ -203,7 +204,10 @@ export class PostgresStore<Tx = never> implements DedupeStore {
 
   /** Called by the receiver before its first claim: a missing table is an error that says what to run. */
   async init(): Promise<void> {
-    const [row] = await this.#bounded(this.#run('exists', this.#sql.exists, [this.table]), 'the table check');
+    const [row] = await this.#bounded(
+      this.#run('exists', this.#sql.exists, [quotedTable(this.table)]),
+      'the table check',
+    );
     if (row?.ok !== true) {
       throw new PostgresStoreError(
         'ERR_SMS_POSTGRES_NO_TABLE',
@@ -305,6 +309,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    */
   async completeIn(ctx: ClaimContext, tx: unknown): Promise<void> {
     const claim = ctx?.claim;
+    refuseNonTransactional(tx);
     const run = runIn(tx, this.#prepare);
     if (claim) await this.#commit(run, claim);
   }

@@ -25,9 +25,21 @@ export function checkTable(table: unknown): string {
   return table as string;
 }
 
-/** The index on `expires_at`, in the table's schema. */
+/**
+ * A checked table name as it goes into SQL: each part double-quoted, so that a reserved word (`user`,
+ * `order`) is a name like any other. The parts are lowercase, so quoted they name the same table as
+ * unquoted, in a table created by an earlier version too.
+ */
+export function quotedTable(table: string): string {
+  return checkTable(table)
+    .split('.')
+    .map((part) => `"${part}"`)
+    .join('.');
+}
+
+/** The index on `expires_at`, in the table's schema (an index name takes no schema), quoted. */
 function indexName(table: string): string {
-  return `${table.split('.').pop()}_expires_at`;
+  return `"${table.split('.').pop()}_expires_at"`;
 }
 
 /**
@@ -37,14 +49,14 @@ function indexName(table: string): string {
  * lease or of the retention; a row past it is free to claim and is removed by the store's sweep.
  */
 export function migrationSql(table = DEFAULT_TABLE): string {
-  const t = checkTable(table);
+  const t = quotedTable(table);
   return `CREATE TABLE IF NOT EXISTS ${t} (
   key text PRIMARY KEY,
   token text NOT NULL,
   state text NOT NULL CHECK (state IN ('in-flight', 'committed', 'completed')),
   expires_at timestamptz NOT NULL
 );
-CREATE INDEX IF NOT EXISTS ${indexName(t)} ON ${t} (expires_at);
+CREATE INDEX IF NOT EXISTS ${indexName(table)} ON ${t} (expires_at);
 `;
 }
 
@@ -75,7 +87,7 @@ export interface Statements {
   commit: string;
   /** $1 batch size → one row { n }: expired rows removed */
   sweep: string;
-  /** $1 table name → one row { ok }: whether the table exists */
+  /** $1 table name, quoted → one row { ok }: whether the table exists */
   exists: string;
 }
 
@@ -89,7 +101,7 @@ const MS = (p: string) => `clock_timestamp() + ${p}::float8 * interval '1 millis
  * a row another claim inserted a moment ago may be missing from it: that is an in-flight claim.
  */
 export function statements(table: string): Statements {
-  const t = checkTable(table);
+  const t = quotedTable(table);
   return {
     claim: `WITH taken AS (
   INSERT INTO ${t} AS e (key, token, state, expires_at)
