@@ -1,5 +1,14 @@
 export { type CreateWorkerOptions, createWorker, type WebhookJob } from './create-worker.js';
 export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
+export {
+  type FailedEvent,
+  listFailed,
+  ReplayError,
+  type ReplayErrorCode,
+  type ReplayOptions,
+  type ReplayResult,
+  replayFailed,
+} from './failed-jobs.js';
 export type { WebhookHandlers } from './handler-map.js';
 export { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 export { eventIdOfJob, jobIdFor } from './job-id.js';
