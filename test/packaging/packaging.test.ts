@@ -20,7 +20,9 @@ describe('published packages', () => {
     // clean step deleting its old dist/ while another's program is reading it fails with TS6053.
     for (const name of packages)
       rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
-    pnpm(['--filter', './packages/*', 'build']);
+    // `pnpm tarballs` as the README gives it: the same build, then every package packed into tarballs/.
+    rmSync(join(root, 'tarballs'), { recursive: true, force: true });
+    pnpm(['tarballs']);
   }, 300_000);
 
   it.each(packages)('%s passes publint and are-the-types-wrong', async (name) => {
@@ -156,6 +158,39 @@ describe('published packages', () => {
           import Fastify from 'fastify';`),
       );
       expect(run(process.execPath, ['adapters.mjs'], consumer)).toBe(adaptersExpected);
+    });
+  });
+
+  describe('`pnpm tarballs`', () => {
+    it('wrote one tarball per package, with no workspace: range left for npm to refuse', () => {
+      for (const name of packages) {
+        const pkg = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'));
+        const tgz = join(
+          root,
+          'tarballs',
+          `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`,
+        );
+        const packed = run('tar', ['-xzOf', tgz, 'package/package.json']);
+        expect(packed, tgz).not.toContain('workspace:');
+        expect(JSON.parse(packed).name).toBe(pkg.name);
+      }
+    });
+
+    it('installs the CLI with its packed dependencies, and it runs', () => {
+      const consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-cli-'));
+      try {
+        for (const dir of ['core', 'client', 'emulator', 'cli']) {
+          const tgz = readdirSync(join(root, 'tarballs')).find((f) => f.startsWith(`sms-webhooks-${dir}-`));
+          installTarball(consumer, dir, join(root, 'tarballs', tgz!));
+        }
+        const cli = join(consumer, 'node_modules', '@sms-webhooks', 'cli', 'dist', 'bin.js');
+        expect(run(process.execPath, [cli, '--version'], consumer)).toBe('0.1.0\n');
+        expect(
+          run(process.execPath, [cli, 'sign', '{}', '--secret', 'whsec_pack', '--timestamp', '1'], consumer),
+        ).toMatch(/^t=1,v1=\S+\n$/);
+      } finally {
+        rmSync(consumer, { recursive: true, force: true });
+      }
     });
   });
 
