@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerEmulator } from './commands/emulator.js';
+import { registerFailed } from './commands/failed.js';
 import { registerListen } from './commands/listen.js';
 import { registerSend } from './commands/send.js';
 import { registerSign } from './commands/sign.js';
@@ -34,6 +35,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerSign(program, io);
   registerSend(program, io);
   registerWebhooks(program, io);
+  registerFailed(program, io);
   checkRequiredAfterUnknown(program);
   return program;
 }

@@ -1,0 +1,220 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { CliError } from '../cli-error.js';
+import type { CliIo } from '../io.js';
+import { eventId, integer } from '../options.js';
+import { print } from '../output.js';
+
+interface FailedOptions {
+  engine?: 'bullmq' | 'pg-boss';
+  redisUrl?: string;
+  databaseUrl?: string;
+  queue?: string;
+  storePrefix?: string;
+  schema?: string;
+  table?: string;
+  limit: number;
+  json?: boolean;
+}
+
+interface FailedRow {
+  eventId: string;
+  type: string;
+  jobId: string;
+  attempts: number;
+  failedAt?: Date | undefined;
+  error?: string | undefined;
+}
+
+interface Engine {
+  name: string;
+  list(limit: number): Promise<FailedRow[]>;
+  replay(id: string): Promise<{ eventId: string; jobId: string; status: string }>;
+  close(): Promise<void>;
+}
+
+const CONNECT_TIMEOUT_MS = 5000;
+
+function connectionUrl(value: string): string {
+  try {
+    new URL(value);
+    return value;
+  } catch {
+    throw new InvalidArgumentError('must be a connection URL, e.g. redis://127.0.0.1:6379.');
+  }
+}
+
+/** bullmq's failed set, and a RedisStore on the same Redis for the replay's claim. */
+async function bullmqEngine(url: string, options: FailedOptions): Promise<Engine> {
+  const [{ Queue }, { Redis }, bullmq, { RedisStore }] = await Promise.all([
+    import('bullmq'),
+    import('ioredis'),
+    import('@sms-webhooks/bullmq'),
+    import('@sms-webhooks/redis'),
+  ]);
+  // One connection attempt, bounded: a wrong URL is an error, not a CLI waiting for Redis forever.
+  const connection = {
+    retryStrategy: () => null,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+  };
+  const queue = new Queue(options.queue ?? bullmq.DEFAULT_QUEUE_NAME, { connection: { url, ...connection } });
+  const redis = new Redis(url, { ...connection, lazyConnect: true });
+  queue.on('error', () => {});
+  redis.on('error', () => {});
+  const store = new RedisStore({ client: redis, clientType: 'ioredis', prefix: options.storePrefix });
+  return {
+    name: 'bullmq',
+    list: (limit) => bullmq.listFailed(queue, { limit }),
+    replay: (id) => bullmq.replayFailed(queue, id, { store }),
+    async close() {
+      redis.disconnect();
+      await queue.close().catch(() => {});
+    },
+  };
+}
+
+/** pg-boss's failed jobs, and a PostgresStore on the same database for the replay's claim. */
+async function pgBossEngine(url: string, options: FailedOptions): Promise<Engine> {
+  const [{ default: PgBoss }, { default: pg }, pgBoss, { PostgresStore }] = await Promise.all([
+    import('pg-boss'),
+    import('pg'),
+    import('@sms-webhooks/pg-boss'),
+    import('@sms-webhooks/postgres'),
+  ]);
+  const connection = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 2 };
+  const boss = new PgBoss({
+    ...connection,
+    schema: options.schema,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+  });
+  boss.on('error', () => {});
+  const pool = new pg.Pool(connection);
+  pool.on('error', () => {});
+  const close = async () => {
+    await boss.stop({ graceful: false, wait: true }).catch(() => {});
+    await pool.end().catch(() => {});
+  };
+  try {
+    await boss.start();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const store = new PostgresStore({ pool, table: options.table });
+  const where = { queue: options.queue ?? pgBoss.DEFAULT_QUEUE_NAME, schema: options.schema };
+  return {
+    name: 'pg-boss',
+    list: (limit) => pgBoss.listFailed(boss, { ...where, limit }),
+    replay: (id) => pgBoss.replayFailed(boss, id, { ...where, store }),
+    close,
+  };
+}
+
+function chooseEngine(io: CliIo, options: FailedOptions): Promise<Engine> {
+  const engine =
+    options.engine ?? (options.databaseUrl ? 'pg-boss' : options.redisUrl ? 'bullmq' : undefined);
+  if (engine === 'bullmq') {
+    const url = options.redisUrl ?? io.env.REDIS_URL;
+    if (!url) throw new CliError('bullmq needs --redis-url (or REDIS_URL): the Redis the queue lives in.');
+    return bullmqEngine(url, options);
+  }
+  if (engine === 'pg-boss') {
+    const url = options.databaseUrl ?? io.env.DATABASE_URL;
+    if (!url)
+      throw new CliError('pg-boss needs --database-url (or DATABASE_URL): the database pg-boss uses.');
+    return pgBossEngine(url, options);
+  }
+  throw new CliError('say which queue: --redis-url for bullmq, --database-url for pg-boss (or --engine).', {
+    code: 'engine_missing',
+    exitCode: 2,
+  });
+}
+
+/** A connection error from the drivers names no password: only its code and message are shown. */
+function explain(error: unknown, engine: string): never {
+  const own = error as { code?: unknown; message?: unknown } | null;
+  if (own?.code === 'ERR_SMS_BULLMQ_NO_JOB' || own?.code === 'ERR_SMS_PGBOSS_NO_JOB') {
+    throw new CliError(String(own.message), { code: 'job_not_found' });
+  }
+  if (own?.code === 'ERR_SMS_BULLMQ_NOT_FAILED' || own?.code === 'ERR_SMS_PGBOSS_NOT_FAILED') {
+    throw new CliError(String(own.message), { code: 'job_not_failed' });
+  }
+  const message = typeof own?.message === 'string' && own.message !== '' ? own.message : String(error);
+  throw new CliError(`could not reach the ${engine} queue: ${message}`, { code: 'queue_unavailable' });
+}
+
+async function withEngine<T>(
+  io: CliIo,
+  options: FailedOptions,
+  fn: (engine: Engine) => Promise<T>,
+): Promise<T> {
+  const name = options.engine ?? (options.databaseUrl ? 'pg-boss' : 'bullmq');
+  let engine: Engine;
+  try {
+    engine = await chooseEngine(io, options);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    explain(error, name);
+  }
+  try {
+    return await fn(engine);
+  } catch (error) {
+    explain(error, engine.name);
+  } finally {
+    await engine.close();
+  }
+}
+
+function describeRow(row: FailedRow): string {
+  const when = row.failedAt ? row.failedAt.toISOString() : 'unknown time';
+  return `${row.eventId}  ${row.type}  ${row.attempts} attempt(s)  failed ${when}  ${row.error ?? ''}`.trimEnd();
+}
+
+export function registerFailed(program: Command, io: CliIo): void {
+  const failed = program
+    .command('failed')
+    .description('List and replay events whose queue jobs failed for good (bullmq or pg-boss).');
+  const withConnection = (cmd: Command) =>
+    cmd
+      .addOption(new Option('--engine <engine>', 'the queue engine').choices(['bullmq', 'pg-boss']))
+      .option('--redis-url <url>', 'bullmq: the Redis of the queue (default $REDIS_URL)', connectionUrl)
+      .option('--database-url <url>', 'pg-boss: its database (default $DATABASE_URL)', connectionUrl)
+      .option('--queue <name>', 'queue name (default sms-webhooks)')
+      .option('--store-prefix <prefix>', "bullmq: the RedisStore's key prefix, if not the default")
+      .option('--schema <name>', 'pg-boss: its schema (default pgboss)')
+      .option('--table <name>', "pg-boss: the PostgresStore's table (default sms_webhook_events)")
+      .option('--json', 'print the result as JSON');
+
+  withConnection(failed.command('list').description('List the failed events, newest first.'))
+    .option('--limit <n>', 'at most this many (default 100)', integer('--limit', 1, 10_000), 100)
+    .action(async (options: FailedOptions) => {
+      const rows = await withEngine(io, options, (engine) => engine.list(options.limit));
+      print(io, options, rows, () =>
+        rows.length === 0
+          ? 'No failed events.'
+          : [`${rows.length} failed event(s):`, ...rows.map(describeRow)],
+      );
+    });
+
+  withConnection(
+    failed
+      .command('replay')
+      .description('Run a failed event again, once (its dedupe record still applies).')
+      .argument('<event-id>', 'the event id, evt_…', eventId),
+  ).action(async (id: string, options: FailedOptions) => {
+    const result = await withEngine(io, options, (engine) => engine.replay(id));
+    if (result.status === 'in-flight') {
+      throw new CliError(
+        `${id} is claimed by another delivery or replay right now: nothing replayed; try again once its lease has run out.`,
+        { code: 'replay_in_flight' },
+      );
+    }
+    print(io, options, result, () =>
+      result.status === 'completed'
+        ? `${id} is done already (its dedupe record is completed): nothing replayed.`
+        : `Replayed ${id}: job ${result.jobId} is back in the queue and runs once.`,
+    );
+  });
+}

@@ -1,0 +1,151 @@
+import { enqueueTo as bullmqEnqueue, createWorker as bullmqWorker } from '@sms-webhooks/bullmq';
+import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
+import { createWorker as pgBossWorker } from '@sms-webhooks/pg-boss';
+import { RedisStore } from '@sms-webhooks/redis';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { captureLogger, waitFor } from '../../../test/helpers/index.js';
+import { type RedisServer, startRedisServer } from '../../../test/helpers/redis-server.js';
+import { handOffReceiver, secret as pgBossSecret, useDatabase } from '../../pg-boss/test/set-up.js';
+import { runCli } from './helpers.js';
+
+const secret = 'whsec_failedcli0123456789abcdef0123456';
+
+/** One event through the receiver whose handler fails on every attempt until healed. */
+function failingHandlers(receiver: Receiver) {
+  const state = { healthy: false, runs: [] as string[] };
+  receiver.on('message.delivered', (event) => {
+    state.runs.push(event.id);
+    if (!state.healthy) throw new Error('downstream is down');
+  });
+  return state;
+}
+
+describe('sms-webhooks failed (bullmq)', () => {
+  let server: RedisServer;
+  const closers: Array<() => Promise<unknown>> = [];
+  beforeAll(async () => {
+    server = await startRedisServer({ local: true });
+  });
+  afterEach(async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    closers.length = 0;
+  });
+  afterAll(() => server?.stop());
+
+  it('lists the failed event and replays it once; a second replay is refused', async () => {
+    const { hostname, port } = new URL(server.url);
+    const connection = { host: hostname, port: Number(port) };
+    const queue = new Queue('sms-webhooks', { connection });
+    closers.push(() => queue.close());
+    const redis = new Redis(server.url);
+    closers.push(() => redis.quit());
+    const store = new RedisStore({ client: redis, clientType: 'ioredis' });
+    const receiver = createReceiver({
+      secret,
+      store,
+      logger: captureLogger(),
+      dispatch: bullmqEnqueue(queue, { attempts: 2, backoff: 10 }),
+    });
+    // Routing only: a type without a handler is answered `ignored` and never queued.
+    receiver.on('message.delivered', () => {});
+    const workerSide = createReceiver({ secret, store, logger: captureLogger() });
+    const handlers = failingHandlers(workerSide);
+    const worker = bullmqWorker(workerSide, { connection });
+    closers.push(() => worker.close());
+    const d = createTestDelivery('message.delivered', { secret });
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+    await waitFor(async () => (await queue.getFailedCount()) === 1, 'the job to fail for good');
+
+    const list = await runCli(['failed', 'list', '--redis-url', server.url]);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(list.stdout).toMatch(
+      new RegExp(
+        `^1 failed event\\(s\\):\\n${d.event.id}  message.delivered  2 attempt\\(s\\)  failed \\S+Z  .*downstream is down`,
+      ),
+    );
+    const json = await runCli(['failed', 'list', '--engine', 'bullmq', '--json'], { REDIS_URL: server.url });
+    expect(JSON.parse(json.stdout)).toMatchObject([{ eventId: d.event.id, attempts: 2 }]);
+
+    handlers.healthy = true;
+    const replay = await runCli(['failed', 'replay', d.event.id, '--redis-url', server.url]);
+    expect(replay).toMatchObject({ code: 0, stderr: '' });
+    expect(replay.stdout).toMatch(/^Replayed evt_\S+: job \S+ is back in the queue and runs once\.\n$/);
+    await waitFor(() => handlers.runs.length === 3, 'the replay to run');
+    await waitFor(async () => (await queue.getCompletedCount()) === 1, 'the replayed job to complete');
+    expect(handlers.runs).toEqual([d.event.id, d.event.id, d.event.id]);
+    const again = await runCli(['failed', 'replay', d.event.id, '--redis-url', server.url, '--json']);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ error: { code: 'job_not_failed' } });
+    expect((await runCli(['failed', 'list', '--redis-url', server.url])).stdout).toBe('No failed events.\n');
+  });
+});
+
+describe('sms-webhooks failed (pg-boss)', () => {
+  const db = useDatabase('cli_failed');
+
+  it('lists the failed event and replays it once; an unknown event is job_not_found', async () => {
+    const boss = await db.boss();
+    const store = await db.store();
+    await boss.createQueue('sms-webhooks');
+    const { receiver } = handOffReceiver(boss, store, {
+      queue: 'sms-webhooks',
+      enqueue: { attempts: 2, retryDelaySeconds: 0, retryBackoff: false },
+    });
+    const workerSide = createReceiver({ secret, store, logger: captureLogger() });
+    const handlers = failingHandlers(workerSide);
+    const worker = await pgBossWorker(workerSide, boss, { pollingIntervalSeconds: 0.5 });
+    db.onCleanup(() => worker.close());
+    const d = createTestDelivery('message.delivered', { secret: pgBossSecret });
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+    const failedNow = async () =>
+      (await runCli(['failed', 'list', '--database-url', db.url, '--json'])).stdout;
+    await waitFor(async () => JSON.parse(await failedNow()).length === 1, 'the job to fail for good');
+    expect(JSON.parse(await failedNow())).toMatchObject([
+      { eventId: d.event.id, type: 'message.delivered', attempts: 2, archived: false },
+    ]);
+
+    handlers.healthy = true;
+    const replay = await runCli(['failed', 'replay', d.event.id, '--engine', 'pg-boss'], {
+      DATABASE_URL: db.url,
+    });
+    expect(replay).toMatchObject({ code: 0, stderr: '' });
+    await waitFor(() => handlers.runs.length === 3, 'the replay to run');
+    await waitFor(async () => (await failedNow()) === '[]\n', 'the failed list to empty');
+    expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
+    const unknown = await runCli(['failed', 'replay', 'evt_unknown', '--database-url', db.url]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no job for evt_unknown/);
+  });
+});
+
+describe('sms-webhooks failed: mistakes', () => {
+  it('without a connection it says which flag to pass (exit 2)', async () => {
+    const res = await runCli(['failed', 'list', '--json']);
+    expect(res.code).toBe(2);
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: { code: 'engine_missing' } });
+  });
+
+  it('an unreachable queue is a clear error, not a hang, and shows no password', async () => {
+    const res = await runCli([
+      'failed',
+      'list',
+      '--database-url',
+      'postgres://postgres:hunter2@127.0.0.1:1/nowhere',
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/could not reach the pg-boss queue/);
+    expect(res.stderr).not.toMatch(/hunter2/);
+    const redis = await runCli(['failed', 'list', '--redis-url', 'redis://:hunter2@127.0.0.1:1']);
+    expect(redis.code).toBe(1);
+    expect(redis.stderr).toMatch(/could not reach the bullmq queue/);
+    expect(redis.stderr).not.toMatch(/hunter2/);
+  });
+
+  it('refuses an event id that is not evt_…', async () => {
+    const res = await runCli(['failed', 'replay', 'nope', '--redis-url', 'redis://127.0.0.1:1']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/must be an event id/);
+  });
+});
