@@ -187,6 +187,27 @@ export const STORE_READMES: ReadmeUnderTest[] = [
         SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json`,
       }),
   },
+  {
+    path: 'packages/pg-boss/README.md',
+    setup: () =>
+      withDatabase('pg_boss', async (query, results) => {
+        // The send block: accepted once the transaction committed; the worker ran the job and completed
+        // the dedupe record; the failed-jobs blocks found none.
+        const sent = allOutput(results);
+        expect(sent).toMatch(/\b200\b/);
+        const eventId = /\b(evt_\w+)/.exec(sent)![1]!;
+        await waitFor(
+          async () =>
+            (await query(`SELECT state FROM pgboss.job WHERE data->'event'->>'id' = '${eventId}'`)).rows[0]
+              ?.state === 'completed',
+          `the job of ${eventId} to complete`,
+        );
+        const records = await query('SELECT key, state FROM sms_webhook_events');
+        expect(records.rows).toEqual([{ key: eventId, state: 'completed' }]);
+        expect(sent).toMatch(/^0 failed event\(s\)$/m);
+        expect(sent).toMatch(/^No failed events\.$/m);
+      }),
+  },
   ...['express', 'fastify', 'koa'].map((name) => exampleApp(name)),
   exampleApp('hono', async (_env, results) => {
     // The route run in process with app.request: accepted, and its message.failed handler ran.
