@@ -8,6 +8,10 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@sms-webhooks\/core\/(testing|adapter)$/, replacement: `${packages}core/src/$1/index.ts` },
+      {
+        find: /^@sms-webhooks\/core\/(store|queue|instrumentation)$/,
+        replacement: `${packages}core/src/$1.ts`,
+      },
       { find: /^@sms-webhooks\/([a-z-]+)$/, replacement: `${packages}$1/src/index.ts` },
     ],
   },

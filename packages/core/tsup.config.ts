@@ -12,7 +12,14 @@ export default defineConfig([
   // Node (and Bun, Deno): node:crypto's synchronous HMAC, the fast path.
   {
     ...shared,
-    entry: ['src/index.ts', 'src/adapter/index.ts', 'src/testing/index.ts'],
+    entry: [
+      'src/index.ts',
+      'src/adapter/index.ts',
+      'src/store.ts',
+      'src/queue.ts',
+      'src/instrumentation.ts',
+      'src/testing/index.ts',
+    ],
     format: ['esm', 'cjs'],
     dts: true,
     // The two builds run at once: this one must not clean the other's output.

@@ -8,6 +8,9 @@ const PLATFORM_DIR = resolve(CORE, 'src/verify/platform');
 export const WEB_ENTRIES = {
   index: resolve(CORE, 'src/index.ts'),
   'adapter/index': resolve(CORE, 'src/adapter/web.ts'),
+  store: resolve(CORE, 'src/store.ts'),
+  queue: resolve(CORE, 'src/queue.ts'),
+  instrumentation: resolve(CORE, 'src/instrumentation.ts'),
 };
 
 /** The part of esbuild's plugin API this uses (typed here: esbuild is tsup's dependency, not ours). */

@@ -1,5 +1,5 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
-import { LeaseKeeper } from '@sms-webhooks/core/adapter';
+import { LeaseKeeper } from '@sms-webhooks/core/queue';
 import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { toRunHandlers, type WebhookHandlers } from './handler-map.js';

@@ -1,5 +1,5 @@
 import type { Dispatch } from '@sms-webhooks/core';
-import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/adapter';
+import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';

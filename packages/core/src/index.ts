@@ -1,6 +1,23 @@
-// What an application uses. Adapter authors: '@sms-webhooks/core/adapter'; test helpers: '@sms-webhooks/core/testing'.
+// What an application uses. Framework adapters: '@sms-webhooks/core/adapter'; store, queue and
+// instrumentation authors: '/store', '/queue', '/instrumentation'; test helpers: '@sms-webhooks/core/testing'.
 export type { Awaitable, ClaimResult, DedupeStore } from './receiver/dedupe-store.js';
 export type { Dispatch, DispatchClaim, DispatchedEvent } from './receiver/dispatch.js';
+export { WebhookHandlerError } from './receiver/handler-error.js';
+export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './receiver/handler-registry.js';
+export type { DrainResult } from './receiver/in-flight.js';
+export type { Instrumentation } from './receiver/instrumentation.js';
+export { MemoryStore, type MemoryStoreOptions } from './receiver/memory-store.js';
+export {
+  createReceiver,
+  type ErrorHandler,
+  type IncomingDelivery,
+  type Receiver,
+  type Refusal,
+  type RefusalHandler,
+} from './receiver/receiver.js';
+export type { ReceiverOptions, RespondMode, StoreErrorMode } from './receiver/receiver-options.js';
+export type { ReceiverResponse } from './receiver/responses.js';
+export { type Clock, systemClock } from './verify/clock.js';
 export {
   isWebhookVerificationError,
   type ResponseErrorCode,
@@ -23,24 +40,9 @@ export {
   type WebhookEvent,
   type WebhookTestData,
 } from './verify/event-types.js';
-export { WebhookHandlerError } from './receiver/handler-error.js';
-export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './receiver/handler-registry.js';
 export type { HeaderSource } from './verify/headers.js';
-export type { DrainResult } from './receiver/in-flight.js';
-export type { Instrumentation } from './receiver/instrumentation.js';
 export type { Logger } from './verify/logger.js';
-export { MemoryStore, type MemoryStoreOptions } from './receiver/memory-store.js';
 export type { RawBody } from './verify/raw-body.js';
-export {
-  createReceiver,
-  type ErrorHandler,
-  type IncomingDelivery,
-  type Receiver,
-  type Refusal,
-  type RefusalHandler,
-} from './receiver/receiver.js';
-export type { ReceiverOptions, RespondMode, StoreErrorMode } from './receiver/receiver-options.js';
-export type { ReceiverResponse } from './receiver/responses.js';
 export { type SignOptions, signPayload } from './verify/sign-payload.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryOptions } from './verify/test-delivery.js';
 export {

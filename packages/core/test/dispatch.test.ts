@@ -5,7 +5,7 @@ import {
   MemoryStore,
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
-import { DispatchTimeoutError } from '@sms-webhooks/core/adapter';
+import { DispatchTimeoutError } from '@sms-webhooks/core/queue';
 import { describe, expect, it } from 'vitest';
 import { brokenStore, captureLogger, deferred, secret } from './helpers.js';
 

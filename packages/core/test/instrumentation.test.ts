@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   createReceiver,
   createTestDelivery,
@@ -6,7 +8,7 @@ import {
   MemoryStore,
   type ReceiverOptions,
 } from '@sms-webhooks/core';
-import { METHOD_NOT_ALLOWED, refuse } from '@sms-webhooks/core/adapter';
+import { createNodeHandler, refuseEntry, writeNodeResponse } from '@sms-webhooks/core/adapter';
 import { describe, expect, it } from 'vitest';
 import { brokenStore, captureLogger, secret } from './helpers.js';
 
@@ -186,7 +188,37 @@ describe('the instrumentation option', () => {
   it('a refusal an adapter answers before handle reaches refused()', () => {
     const { calls, instrumentation } = recorder();
     const receiver = receiverWith(instrumentation);
-    expect(refuse(receiver, METHOD_NOT_ALLOWED)).toBe(METHOD_NOT_ALLOWED);
+    expect(refuseEntry(receiver, 'method', 'hint').status).toBe(405);
+    expect(calls).toEqual(['refused method_not_allowed 405']);
+  });
+
+  it('a wrapped receiver (its methods copied onto another object) still counts the refusal', () => {
+    const { calls, instrumentation } = recorder();
+    const receiver = receiverWith(instrumentation);
+    const refused: string[] = [];
+    receiver.onRefused((r) => refused.push(r.code));
+    // What a user's wrapper or a second copy of core hands an adapter: not an instance of core's class.
+    const wrapped = { ...receiver };
+    expect(refuseEntry(wrapped, 'too-large', 'hint').status).toBe(413);
+    expect(calls).toEqual(['refused payload_too_large 413']);
+    expect(refused).toEqual(['payload_too_large']);
+  });
+
+  it('a wrapped receiver behind the Node entry still counts its 405 (no instanceof in the seam)', async () => {
+    const { calls, instrumentation } = recorder();
+    const wrapped = { ...receiverWith(instrumentation) };
+    const handle = createNodeHandler(wrapped, { name: 'test', howToFix: 'Mount the route first.' });
+    const server = createServer((req, res) => {
+      void handle(req, { write: (r) => writeNodeResponse(res, r), takeOver: () => res });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const res = await fetch(`http://127.0.0.1:${port}/`);
+      expect(res.status).toBe(405);
+    } finally {
+      server.close();
+    }
     expect(calls).toEqual(['refused method_not_allowed 405']);
   });
 

@@ -18,7 +18,7 @@ function recordingStore(renewed: (key: string) => boolean = () => true) {
 
 describe('LeaseKeeper', () => {
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   });
   afterEach(() => {
     vi.useRealTimers();

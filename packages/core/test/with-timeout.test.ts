@@ -1,4 +1,4 @@
-import { withTimeout } from '@sms-webhooks/core/adapter';
+import { withTimeout } from '@sms-webhooks/core/store';
 import { deferred } from './helpers.js';
 
 class Late extends Error {}

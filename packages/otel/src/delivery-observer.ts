@@ -21,7 +21,7 @@ import type {
   InstrumentedReceiver,
   StoreOperation,
   TraceContext,
-} from '@sms-webhooks/core/adapter';
+} from '@sms-webhooks/core/instrumentation';
 import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';

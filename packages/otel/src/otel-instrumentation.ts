@@ -1,5 +1,5 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
-import type { Instrumentation } from '@sms-webhooks/core/adapter';
+import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
 import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
 import { createInstruments } from './instruments.js';
 import { runQueued } from './queued-run.js';

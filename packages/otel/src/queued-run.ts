@@ -8,7 +8,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { WebhookHandlerError } from '@sms-webhooks/core';
-import type { HandlerObserver, QueuedRun } from '@sms-webhooks/core/adapter';
+import type { HandlerObserver, QueuedRun } from '@sms-webhooks/core/instrumentation';
 import { ATTR, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import type { ObserverShared } from './delivery-observer.js';
 import { asException, errorMessage, errorType } from './error-type.js';

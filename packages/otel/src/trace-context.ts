@@ -1,5 +1,5 @@
 import { isSpanContextValid, type SpanContext, TraceFlags } from '@opentelemetry/api';
-import type { TraceContext } from '@sms-webhooks/core/adapter';
+import type { TraceContext } from '@sms-webhooks/core/instrumentation';
 
 // https://www.w3.org/TR/trace-context/#traceparent-header, version 00.
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;

@@ -1,5 +1,5 @@
 import type { Dispatch } from '@sms-webhooks/core';
-import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/adapter';
+import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
 import type PgBoss from 'pg-boss';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';

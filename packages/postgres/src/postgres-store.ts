@@ -1,5 +1,5 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
-import { withTimeout } from '@sms-webhooks/core/adapter';
+import { withTimeout } from '@sms-webhooks/core/store';
 import {
   fromPg,
   fromPostgresJs,

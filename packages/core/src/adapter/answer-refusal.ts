@@ -19,8 +19,8 @@ export const DRAIN_BYTES = 64 * 1024 * 1024;
  * is not unref'd: it is bounded, and `server.close()` waits for it instead of the process exiting under
  * a connection that is still answering.
  *
- * 408: the body trickles, so waiting longer helps no one: the answer says `connection: close`, reading
- * stops, and Node closes the connection once the answer is written.
+ * 408: the body trickles, so waiting longer helps no one: reading stops, and the answer's
+ * `connection: close` has Node close the connection once it is written.
  */
 export async function answerRefusal(
   req: IncomingMessage,
@@ -29,8 +29,9 @@ export async function answerRefusal(
 ): Promise<void> {
   const length = String(Buffer.byteLength(response.body));
   if (response.status !== 413) {
+    // The 408's own headers say `connection: close` (entry-refusal.ts); Node closes once it is written.
     req.pause();
-    res.writeHead(response.status, { ...response.headers, 'content-length': length, connection: 'close' });
+    res.writeHead(response.status, { ...response.headers, 'content-length': length });
     return void res.end(response.body);
   }
   res.writeHead(response.status, { ...response.headers, 'content-length': length });

@@ -3,7 +3,7 @@ import type { Receiver } from '../receiver/receiver.js';
 /**
  * An adapter's start-up check of what it was given in place of a receiver, so that a missing one, a
  * receiver's options object or a look-alike stops the app at start-up instead of failing every delivery.
- * Both entry points use `handle` and `options` (the body limit, the read time-out, the logger).
+ * Both entry points use `handle`, `refuse` and `options` (the body limit, the read time-out, the logger).
  * `problem` says what was needed in the adapter's own terms; it starts the message after `name`.
  */
 export function checkReceiver(
@@ -12,7 +12,12 @@ export function checkReceiver(
   problem = 'needs a receiver from createReceiver()',
 ): asserts receiver is Receiver {
   const given = receiver as Partial<Receiver> | null | undefined;
-  if (typeof given?.handle === 'function' && typeof given.options?.maxBodyBytes === 'number') return;
+  if (
+    typeof given?.handle === 'function' &&
+    typeof given.refuse === 'function' &&
+    typeof given.options?.maxBodyBytes === 'number'
+  )
+    return;
   throw new TypeError(`${name}: ${problem}; got ${describe(given)}.`);
 }
 
@@ -20,5 +25,8 @@ function describe(given: Partial<Receiver> | null | undefined): string {
   if (given === null || given === undefined) return String(given);
   if (typeof given !== 'object') return typeof given;
   if (typeof given.handle !== 'function') return 'an object without a handle() method';
-  return 'an object with handle() but without the options createReceiver() sets';
+  if (typeof given.options?.maxBodyBytes !== 'number') {
+    return 'an object with handle() but without the options createReceiver() sets';
+  }
+  return 'an object with handle() but without refuse() (a wrapper must pass refuse() on too; a receiver from an older @sms-webhooks/core needs matching package versions)';
 }

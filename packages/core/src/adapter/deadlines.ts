@@ -3,11 +3,15 @@
  * request (insert and remove on Node's timer lists) costs more than everything else reading a small
  * body does; a Set entry costs almost nothing. A deadline fires up to one tick late.
  */
+import { type Clock, systemClock } from '../verify/clock.js';
+
 const TICK_MS = 100;
 
 export interface Deadline {
   at: number;
   onExpiry: () => void;
+  /** A test clock's timer, in place of the shared sweeper. */
+  cancel: (() => void) | undefined;
 }
 
 const pending = new Set<Deadline>();
@@ -29,9 +33,15 @@ function stop(): void {
   sweeper = undefined;
 }
 
-/** Calls `onExpiry` once, `ms` from now, unless `clearDeadline` comes first. */
-export function setDeadline(ms: number, onExpiry: () => void): Deadline {
-  const deadline = { at: performance.now() + ms, onExpiry };
+/**
+ * Calls `onExpiry` once, `ms` from now, unless `clearDeadline` comes first. A receiver's own clock (a
+ * test's `VirtualClock`) gets a timer of its own, so moving that clock on expires the deadline.
+ */
+export function setDeadline(ms: number, onExpiry: () => void, clock: Clock = systemClock): Deadline {
+  if (clock !== systemClock) {
+    return { at: clock.now() + ms, onExpiry, cancel: clock.setTimer(onExpiry, ms) };
+  }
+  const deadline: Deadline = { at: performance.now() + ms, onExpiry, cancel: undefined };
   pending.add(deadline);
   if (sweeper === undefined) {
     sweeper = setInterval(sweep, Math.min(TICK_MS, ms));
@@ -45,5 +55,6 @@ export function setDeadline(ms: number, onExpiry: () => void): Deadline {
  * restart it (a timer-list insert) for nearly every request on a server that reads bodies one at a time.
  */
 export function clearDeadline(deadline: Deadline): void {
-  pending.delete(deadline);
+  if (deadline.cancel !== undefined) deadline.cancel();
+  else pending.delete(deadline);
 }

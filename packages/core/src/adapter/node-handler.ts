@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { firstTime } from '../receiver/log-once.js';
+import type { Receiver } from '../receiver/receiver.js';
+import { type ReceiverResponse, rawBodyHint } from '../receiver/responses.js';
+import { isRawBody } from '../verify/raw-body.js';
 import { answerRefusal } from './answer-refusal.js';
 import { checkReceiver } from './check-receiver.js';
+import { refuseEntry } from './entry-refusal.js';
 import { internalError } from './internal-error.js';
-import { isRawBody } from '../verify/raw-body.js';
 import { readNodeBody } from './read-node-body.js';
-import { type Receiver, refuse } from '../receiver/receiver.js';
-import { METHOD_NOT_ALLOWED, RAW_BODY_UNAVAILABLE, type ReceiverResponse, rawBodyHint } from '../receiver/responses.js';
 
 /** What an adapter tells the Node entry about one request. */
 export interface NodeExchange {
@@ -38,14 +40,11 @@ export type NodeHandler = (req: IncomingMessage, exchange: NodeExchange) => Prom
 export function createNodeHandler(receiver: Receiver, options: NodeHandlerOptions): NodeHandler {
   checkReceiver(options.name, receiver);
   const hint = rawBodyHint(options.howToFix);
-  let hinted = false;
-  let decodedHinted = false;
 
   return (req, exchange) => {
-    if (req.method !== 'POST') return done(exchange.write(refuse(receiver, METHOD_NOT_ALLOWED)));
+    if (req.method !== 'POST') return done(exchange.write(refuseEntry(receiver, 'method', hint)));
     if (isRawBody(exchange.keptBody)) {
-      if (!decodedHinted && isEncoded(req)) {
-        decodedHinted = true;
+      if (isEncoded(req) && firstTime(receiver, 'decoded body hint')) {
         receiver.options.logger.warn(
           `sms-webhooks: the webhook body was decompressed (content-encoding: ${req.headers['content-encoding']}) by a body parser that ran before the webhook route, so an unauthenticated request was inflated and parsed before its signature was checked, and the signature was checked on the decompressed bytes. ${options.howToFix}`,
         );
@@ -58,18 +57,15 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
     }
     if (req.readableEnded || !req.readable) {
       // Another parser read the stream: reading again would wait for an 'end' that already happened.
-      if (!hinted) {
-        hinted = true;
-        receiver.options.logger.error(hint);
-      }
-      return done(exchange.write(refuse(receiver, RAW_BODY_UNAVAILABLE)));
+      return done(exchange.write(refuseEntry(receiver, 'already-used', hint)));
     }
     // Callbacks, not awaits: this runs for every delivery, and each await is a microtask turn.
     return new Promise<void>((resolve, reject) => {
       readNodeBody(req, receiver.options, (read) => {
         if ('aborted' in read) return resolve();
         if ('refused' in read) {
-          answerRefusal(req, exchange.takeOver(), refuse(receiver, read.refused)).then(resolve, reject);
+          const answer = refuseEntry(receiver, read.refused, hint);
+          answerRefusal(req, exchange.takeOver(), answer).then(resolve, reject);
           return;
         }
         receiver.handle({ rawBody: read.body, headers: req.headers }).then(

@@ -1,22 +1,20 @@
 import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../verify/clock.js';
 import { clearDeadline, type Deadline, setDeadline } from './deadlines.js';
-import { errorResponse, payloadTooLarge, type ReceiverResponse } from '../receiver/responses.js';
+import type { BodyRead } from './entry-refusal.js';
 
 export interface NodeBodyLimits {
   maxBodyBytes: number;
   bodyTimeoutMs: number;
+  clock?: Clock;
 }
 
-/** What reading a Node request body under the receiver's limits came to. */
-export type NodeBodyResult =
-  /** The whole body. */
-  | { body: Buffer }
-  /** Answer this (413 or 408); the rest of the body is still on the wire. */
-  | { refused: ReceiverResponse }
-  /** The client went away mid-body: nobody is left to answer. */
-  | { aborted: true };
+/** A refusal ('too-large', 'timed-out') leaves the rest of the body on the wire, for the answer to drain. */
+export type NodeBodyResult = BodyRead<Buffer>;
 
 const ABORTED = { aborted: true } as const;
+const TOO_LARGE = { refused: 'too-large' } as const;
+const TIMED_OUT = { refused: 'timed-out' } as const;
 
 /**
  * Reads a request body under the limits, and calls `done` once, never before it returns: a declared
@@ -34,11 +32,10 @@ export function readNodeBody(
 ): void {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limits.maxBodyBytes) {
-    const refused = { refused: payloadTooLarge(limits.maxBodyBytes) };
-    queueMicrotask(() => done(refused));
+    queueMicrotask(() => done(TOO_LARGE));
     return;
   }
-  new BodyRead(req, limits, done);
+  new BodyReader(req, limits, done);
 }
 
 /**
@@ -47,7 +44,7 @@ export function readNodeBody(
  * calling methods: a named function made per request (a class field, a `const`) gets a defineProperty
  * per request from esbuild's keepNames, which tsx applies.
  */
-class BodyRead {
+class BodyReader {
   #chunks: Buffer[] = [];
   #received = 0;
   #settled = false;
@@ -58,7 +55,7 @@ class BodyRead {
     readonly limits: NodeBodyLimits,
     readonly done: (result: NodeBodyResult) => void,
   ) {
-    this.#deadline = setDeadline(limits.bodyTimeoutMs, () => this.#timedOut());
+    this.#deadline = setDeadline(limits.bodyTimeoutMs, () => this.#settle(TIMED_OUT), limits.clock);
     req.on('data', (chunk: Buffer) => this.#data(chunk));
     req.on('end', () => this.#end());
     // 'close' before 'end' (or an 'error') is a client that went away mid-body.
@@ -70,7 +67,7 @@ class BodyRead {
     if (this.#settled) return;
     this.#received += chunk.length;
     if (this.#received > this.limits.maxBodyBytes) {
-      this.#settle({ refused: payloadTooLarge(this.limits.maxBodyBytes) });
+      this.#settle(TOO_LARGE);
     } else {
       this.#chunks.push(chunk);
     }
@@ -80,11 +77,6 @@ class BodyRead {
     if (this.#settled) return;
     const chunks = this.#chunks;
     this.#settle({ body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#received) });
-  }
-
-  #timedOut(): void {
-    const message = `The body did not arrive within ${this.limits.bodyTimeoutMs} ms.`;
-    this.#settle({ refused: errorResponse(408, 'request_timeout', message) });
   }
 
   #settle(result: NodeBodyResult): void {

@@ -1,7 +1,14 @@
-/** What reading a Web `Request` body under the receiver's limits came to. */
-export type WebBodyResult =
-  | { body: Uint8Array }
-  | { refused: 'too-large' | 'timed-out' | 'unreadable' | 'already-used' };
+import { type Clock, systemClock } from '../verify/clock.js';
+import type { BodyRead } from './entry-refusal.js';
+
+/** What reading a Web `Request` body under the receiver's limits came to (never `aborted`). */
+export type WebBodyResult = Exclude<BodyRead<Uint8Array>, { aborted: true }>;
+
+export interface WebBodyLimits {
+  maxBodyBytes: number;
+  bodyTimeoutMs: number;
+  clock?: Clock;
+}
 
 function declaredLength(request: Request): number | undefined {
   const value = request.headers.get('content-length');
@@ -25,11 +32,8 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
  * costs at most `maxBytes` of memory. A declared content-length over the limit is refused unread, and
  * a body still incomplete after `timeoutMs` (a client trickling bytes) is given up on. Web APIs only.
  */
-export async function readWebBody(
-  request: Request,
-  maxBytes: number,
-  timeoutMs: number,
-): Promise<WebBodyResult> {
+export async function readWebBody(request: Request, limits: WebBodyLimits): Promise<WebBodyResult> {
+  const { maxBodyBytes: maxBytes, bodyTimeoutMs: timeoutMs, clock = systemClock } = limits;
   if (request.bodyUsed) return { refused: 'already-used' };
   const declared = declaredLength(request);
   if (declared !== undefined && declared > maxBytes) {
@@ -41,9 +45,9 @@ export async function readWebBody(
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancel: (() => void) | undefined;
   const late = new Promise<'timed-out'>((resolve) => {
-    timer = setTimeout(resolve, timeoutMs, 'timed-out');
+    cancel = clock.setTimer(() => resolve('timed-out'), timeoutMs);
   });
   try {
     for (;;) {
@@ -64,7 +68,7 @@ export async function readWebBody(
   } catch {
     return { refused: 'unreadable' };
   } finally {
-    clearTimeout(timer);
+    cancel?.();
     reader.releaseLock();
   }
   return { body: concat(chunks, total) };

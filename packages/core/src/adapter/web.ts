@@ -2,10 +2,14 @@
 // what a Web adapter needs, without the Node entry, whose body reader needs Node's streams. The Node
 // build's ./adapter (index.ts) re-exports all of it.
 
+export type { Receiver } from '../receiver/receiver.js';
+export type { ReceiverResponse } from '../receiver/responses.js';
 // Every adapter's start-up check that it was given a receiver.
 export { checkReceiver } from './check-receiver.js';
-// For dispatch functions (@sms-webhooks/bullmq): a time-out after which the hand-off may still land.
-export { DispatchTimeoutError } from '../receiver/dispatch.js';
+// For adapters with a shutdown hook: the default wait for handlers still running, and the option's check.
+export { DEFAULT_DRAIN_TIMEOUT_MS, drainTimeoutOption } from './drain-timeout.js';
+// For an adapter that reads bodies its own way: the one refusal model and its answers.
+export { type BodyRead, type EntryRefusal, refuseEntry } from './entry-refusal.js';
 // The Web entry point: a Request in, a Response out (Workers, Deno, Bun, edge runtimes, Hono, Next.js).
 export {
   BODY_USED_HINT,
@@ -13,14 +17,3 @@ export {
   type WaitUntil,
   type WebRequestOptions,
 } from './handle-web-request.js';
-export { type Receiver, refuse } from '../receiver/receiver.js';
-export {
-  errorResponse,
-  METHOD_NOT_ALLOWED,
-  payloadTooLarge,
-  RAW_BODY_UNAVAILABLE,
-  type ReceiverResponse,
-  rawBodyHint,
-} from '../receiver/responses.js';
-// For stores: bounds a call to their server, with the store's own error.
-export { withTimeout } from '../receiver/with-timeout.js';

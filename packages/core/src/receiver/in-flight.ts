@@ -1,3 +1,5 @@
+import { type Clock, systemClock } from '../verify/clock.js';
+
 export interface DrainResult {
   /** Background tasks still running when the time-out ran out, by event id. Empty when all finished. */
   unfinished: string[];
@@ -22,6 +24,8 @@ export class InFlight {
   readonly #runs = new Set<BackgroundRun>();
   #wakeWhenIdle: (() => void)[] = [];
 
+  constructor(readonly clock: Clock = systemClock) {}
+
   get size(): number {
     return this.#runs.size;
   }
@@ -45,10 +49,20 @@ export class InFlight {
     }
   }
 
+  /**
+   * The drain's time-out keeps the process alive (a shutdown is waiting on it), unlike the clock's own
+   * timers; a test's clock drives it like any other.
+   */
+  #timer(fn: () => void, ms: number): () => void {
+    if (this.clock !== systemClock) return this.clock.setTimer(fn, ms);
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  }
+
   /** Resolves once nothing runs, runs started while draining included; or reports what still runs. */
   async drain(timeoutMs?: number): Promise<DrainResult> {
     if (this.#runs.size === 0) return { unfinished: [] };
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const idle = new Promise<'idle'>((resolve) => {
       this.#wakeWhenIdle.push(() => resolve('idle'));
     });
@@ -56,14 +70,14 @@ export class InFlight {
       timeoutMs === undefined
         ? undefined
         : new Promise<'timeout'>((resolve) => {
-            timer = setTimeout(resolve, timeoutMs, 'timeout');
+            cancel = this.#timer(() => resolve('timeout'), timeoutMs);
           });
     try {
       const outcome = await (timedOut ? Promise.race([idle, timedOut]) : idle);
       if (outcome === 'timeout') return { unfinished: [...this.#runs].map((run) => run.eventId) };
       return { unfinished: [] };
     } finally {
-      clearTimeout(timer);
+      cancel?.();
     }
   }
 }

@@ -1,8 +1,8 @@
 import type { AnyWebhookEvent } from '../verify/event-types.js';
+import type { HeaderSource } from '../verify/headers.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler } from './handler-registry.js';
-import type { HeaderSource } from '../verify/headers.js';
-import type { RespondMode } from './receiver-options.js';
+import type { RespondMode } from './modes.js';
 import type { ReceiverResponse } from './responses.js';
 
 /**
@@ -85,8 +85,4 @@ export interface DeliveryObserver extends HandlerObserver {
   threw(error: unknown): void;
   /** The handlers ran and their outcome was recorded; `error` holds every handler failure. */
   finished(error: WebhookHandlerError | undefined): void;
-}
-
-export function isInstrumentation(value: unknown): value is Instrumentation {
-  return typeof (value as Instrumentation | null)?.startDelivery === 'function';
 }

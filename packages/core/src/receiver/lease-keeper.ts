@@ -1,5 +1,6 @@
-import type { DedupeStore } from './dedupe-store.js';
+import { type Clock, systemClock } from '../verify/clock.js';
 import type { Logger } from '../verify/logger.js';
+import type { DedupeStore } from './dedupe-store.js';
 
 interface Held {
   key: string;
@@ -20,12 +21,13 @@ export class LeaseKeeper {
   readonly #held = new Set<Held>();
   readonly #everyMs: number;
   #tick = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #cancel: (() => void) | undefined;
 
   constructor(
     readonly store: DedupeStore,
     readonly leaseMs: number,
     readonly logger: Logger,
+    readonly clock: Clock = systemClock,
   ) {
     this.#everyMs = Math.max(1, Math.floor(leaseMs / 3));
   }
@@ -35,10 +37,7 @@ export class LeaseKeeper {
     if (this.store.renew === undefined) return undefined;
     const held = { key, token, since: this.#tick };
     this.#held.add(held);
-    if (this.#timer === undefined) {
-      this.#timer = setInterval(() => this.#renewDue(), this.#everyMs);
-      (this.#timer as { unref?: () => void }).unref?.();
-    }
+    if (this.#cancel === undefined) this.#schedule();
     return held;
   }
 
@@ -46,12 +45,16 @@ export class LeaseKeeper {
     if (held !== undefined) this.#held.delete(held);
   }
 
+  #schedule(): void {
+    this.#cancel = this.clock.setTimer(() => this.#renewDue(), this.#everyMs);
+  }
+
   #renewDue(): void {
     if (this.#held.size === 0) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
+      this.#cancel = undefined;
       return;
     }
+    this.#schedule();
     const tick = this.#tick++;
     for (const held of this.#held) {
       if (held.since <= tick) void this.#renew(held);

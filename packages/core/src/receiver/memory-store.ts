@@ -1,5 +1,5 @@
-import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 import type { Logger } from '../verify/logger.js';
+import type { ClaimResult, DedupeStore } from './dedupe-store.js';
 
 export interface MemoryStoreOptions {
   /**

@@ -1,16 +1,23 @@
+import { type Clock, isClock, systemClock } from '../verify/clock.js';
+import { type HeaderNames, headerNames } from '../verify/headers.js';
+import { HmacKey } from '../verify/hmac-key.js';
+import type { Logger } from '../verify/logger.js';
+import {
+  checkHeaderPrefix,
+  checkSecrets,
+  DEFAULT_TOLERANCE_SECONDS,
+  oneOfOption,
+  optionError,
+  positiveOption,
+} from '../verify/option-checks.js';
 import { type DedupeStore, isDedupeStore } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
-import { DEFAULT_HEADER_PREFIX, type HeaderNames, headerNames } from '../verify/headers.js';
-import { HmacKey } from '../verify/hmac-key.js';
-import { type Instrumentation, isInstrumentation } from './instrumentation.js';
-import type { Logger } from '../verify/logger.js';
+import type { Instrumentation } from './instrumentation.js';
 import { MemoryStore } from './memory-store.js';
 
-/** Here rather than in verify-signature.ts so that file can import the checks below without a cycle. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+import type { RespondMode, StoreErrorMode } from './modes.js';
 
-export type RespondMode = 'immediately' | 'after-handlers';
-export type StoreErrorMode = 'reject' | 'process';
+export type { RespondMode, StoreErrorMode };
 
 export interface ReceiverOptions {
   /** The webhook's `whsec_…` secret. Pass several while rotating: a delivery signed with any is accepted. */
@@ -23,7 +30,10 @@ export interface ReceiverOptions {
   retainMs?: number;
   /** How long a claim lives if its process dies mid-handler; then a redelivery may run it. Default 5 min. */
   leaseMs?: number;
-  /** Ack before handlers run ('immediately', default) or after they succeed ('after-handlers'). */
+  /**
+   * Ack before handlers run ('immediately', default) or after they succeed ('after-handlers'). Not with
+   * `dispatch`, whose hand-off decides the answer.
+   */
   respond?: RespondMode;
   /** When the store fails: 'reject' answers 503 so the service retries (default); 'process' runs without dedupe. */
   onStoreError?: StoreErrorMode;
@@ -39,6 +49,8 @@ export interface ReceiverOptions {
   dispatch?: Dispatch;
   /** Reports each delivery's steps to tracing and metrics, e.g. `otelInstrumentation()` from `@sms-webhooks/otel`. */
   instrumentation?: Instrumentation;
+  /** Where time comes from. Default the system clock; tests pass `VirtualClock` from `@sms-webhooks/core/testing`. */
+  clock?: Clock;
 }
 
 export interface ResolvedOptions {
@@ -55,9 +67,10 @@ export interface ResolvedOptions {
   logger: Logger;
   dispatch: Dispatch | undefined;
   instrumentation: Instrumentation | undefined;
+  clock: Clock;
 }
 
-const KNOWN_OPTIONS = new Set([
+const KNOWN_OPTIONS = new Set<string>([
   'secret',
   'tolerance',
   'store',
@@ -71,108 +84,93 @@ const KNOWN_OPTIONS = new Set([
   'logger',
   'dispatch',
   'instrumentation',
-]);
+  'clock',
+] satisfies (keyof ReceiverOptions)[]);
 
 function fail(message: string): never {
-  throw new TypeError(`sms-webhooks: ${message}`);
+  throw optionError('sms-webhooks', message);
 }
 
-/**
- * The checks below are shared with verifyWebhook/verifySignature, which run them on every call: keep
- * them to type tests and comparisons (no allocation beyond the key list, no regex on the hot path).
- */
-export function positive(name: string, value: unknown, fallback: number, integer: boolean): number {
-  if (value === undefined) return fallback;
-  // NaN must be refused: `Math.abs(now - t) > NaN` is false, so a NaN tolerance would accept any timestamp.
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value <= 0 ||
-    (integer && !Number.isInteger(value))
-  ) {
-    fail(`\`${name}\` must be a positive ${integer ? 'integer' : 'number'}, got ${String(value)}.`);
+/** What to say when `store` is not a DedupeStore: a bare database client is the usual mistake. */
+function storeMistake(store: unknown): string {
+  const s = store as Record<string, unknown> | null;
+  const has = (name: string) => typeof s?.[name] === 'function';
+  if (has('get') && has('set') && (has('eval') || has('sendCommand') || has('evalsha'))) {
+    return "`store` is a Redis client, not a dedupe store: wrap it, `store: new RedisStore({ client, clientType: 'ioredis' })` from @sms-webhooks/redis (clientType 'node-redis' for a node-redis client).";
   }
-  return value;
+  if (has('query') || has('begin') || has('unsafe')) {
+    return '`store` is a PostgreSQL client, not a dedupe store: wrap it, `store: new PostgresStore({ pool })` (pg) or `new PostgresStore({ sql })` (postgres.js) from @sms-webhooks/postgres.';
+  }
+  return '`store` must implement claim, complete and release (see the DedupeStore interface).';
 }
 
-function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[]): T {
-  if (value === undefined) return allowed[0]!;
-  if (!allowed.includes(value as T)) {
-    fail(`\`${name}\` must be ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${JSON.stringify(value)}.`);
-  }
-  return value as T;
-}
-
-/** The secrets as a non-empty list of trimmed, non-empty strings, or a TypeError saying what to fix. */
-export function checkSecrets(secret: unknown): readonly string[] {
-  // The common case, one plain secret, costs two comparisons (trim returns the same string when clean).
-  if (typeof secret === 'string' && secret !== '' && secret.trim() === secret) return [secret];
-  const list = typeof secret === 'string' ? [secret] : secret;
-  if (!Array.isArray(list) || list.length === 0) {
-    fail(
-      '`secret` is required: pass the webhook secret (whsec_…) from the service, or an array of them while rotating.',
-    );
-  }
-  for (let i = 0; i < list.length; i++) {
-    const s: unknown = list[i];
-    const where = list.length > 1 ? `secret[${i}]` : 'secret';
-    if (typeof s !== 'string') {
-      fail(`\`${where}\` must be a string (whsec_…), got ${s === null ? 'null' : typeof s}.`);
-    }
-    if (s === '') {
-      fail(`\`${where}\` is empty. Is the environment variable holding the webhook secret set?`);
-    }
-    if (s.trim() !== s) {
-      fail(`\`${where}\` has leading or trailing whitespace (a stray newline from a .env file?). Trim it.`);
-    }
-  }
-  return list as readonly string[];
-}
-
-export function checkHeaderPrefix(value: unknown): string {
-  if (value === undefined) return DEFAULT_HEADER_PREFIX;
-  if (typeof value !== 'string' || !/^[A-Za-z0-9-]+$/.test(value)) {
-    fail(`\`headerPrefix\` must be a header-name prefix such as 'x-service', got ${JSON.stringify(value)}.`);
-  }
-  return value;
-}
-
-export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
+function checkShape(options: ReceiverOptions): void {
   if (typeof options !== 'object' || options === null)
     fail('createReceiver needs an options object with a `secret`.');
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key))
       fail(`unknown option \`${key}\`. Known options: ${[...KNOWN_OPTIONS].join(', ')}.`);
   }
-  if (options.store !== undefined && !isDedupeStore(options.store)) {
-    fail('`store` must implement claim, complete and release (see the DedupeStore interface).');
-  }
-  const prefix = checkHeaderPrefix(options.headerPrefix);
-  const logger = options.logger ?? console;
-  if (typeof logger?.warn !== 'function' || typeof logger?.error !== 'function') {
-    fail('`logger` must have warn() and error() methods (console and pino both do).');
-  }
+  if (options.store !== undefined && !isDedupeStore(options.store)) fail(storeMistake(options.store));
   if (options.dispatch !== undefined && typeof options.dispatch !== 'function') {
     fail('`dispatch` must be a function that hands an event on and resolves once it is stored.');
   }
-  if (options.instrumentation !== undefined && !isInstrumentation(options.instrumentation)) {
+  if (options.dispatch !== undefined && options.respond !== undefined) {
+    fail(
+      '`respond` does nothing with `dispatch`: the receiver answers 200 once the hand-off resolves and 503 when it fails. Remove `respond`, or `dispatch` to run handlers in this process.',
+    );
+  }
+  if (
+    options.instrumentation !== undefined &&
+    typeof (options.instrumentation as Partial<Instrumentation> | null)?.startDelivery !== 'function'
+  ) {
     fail(
       '`instrumentation` must have a startDelivery() method, such as otelInstrumentation() from @sms-webhooks/otel.',
     );
   }
-  return {
-    keys: checkSecrets(options.secret).map((s) => new HmacKey(s)),
-    tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
-    store: options.store ?? new MemoryStore({ logger }),
-    retainMs: positive('retainMs', options.retainMs, 24 * 60 * 60 * 1000, true),
-    leaseMs: positive('leaseMs', options.leaseMs, 5 * 60 * 1000, true),
-    respond: oneOf('respond', options.respond, ['immediately', 'after-handlers'] as const),
-    onStoreError: oneOf('onStoreError', options.onStoreError, ['reject', 'process'] as const),
+  if (options.clock !== undefined && !isClock(options.clock)) {
+    fail(
+      '`clock` must have now() and setTimer() methods, such as VirtualClock from @sms-webhooks/core/testing.',
+    );
+  }
+}
+
+/** The service's secrets start with `whsec_`; one without it is most likely the API key or a typo. */
+function warnOnUnprefixedSecret(secrets: readonly string[], logger: Logger): void {
+  const odd = secrets.findIndex((s) => !s.startsWith('whsec_'));
+  if (odd < 0) return;
+  const where = secrets.length > 1 ? `secret[${odd}]` : '`secret`';
+  logger.warn(
+    `sms-webhooks: ${where} does not start with whsec_, as the service's webhook secrets do, so every delivery may fail with signature_mismatch. Use the secret the service returned when the webhook was created (not the API key).`,
+  );
+}
+
+export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
+  checkShape(options);
+  const logger = options.logger ?? console;
+  if (typeof logger?.warn !== 'function' || typeof logger?.error !== 'function') {
+    fail('`logger` must have warn() and error() methods (console and pino both do).');
+  }
+  const secrets = checkSecrets(options.secret);
+  const prefix = checkHeaderPrefix(options.headerPrefix);
+  const whole = { integer: true } as const;
+  const clock = options.clock ?? systemClock;
+  const resolved: ResolvedOptions = {
+    keys: secrets.map((s) => new HmacKey(s)),
+    tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
+    store: options.store ?? new MemoryStore({ logger, now: () => clock.now() }),
+    retainMs: positiveOption('retainMs', options.retainMs, 24 * 60 * 60 * 1000, whole),
+    leaseMs: positiveOption('leaseMs', options.leaseMs, 5 * 60 * 1000, whole),
+    respond: oneOfOption('respond', options.respond, ['immediately', 'after-handlers'] as const),
+    onStoreError: oneOfOption('onStoreError', options.onStoreError, ['reject', 'process'] as const),
     names: headerNames(prefix),
-    maxBodyBytes: positive('maxBodyBytes', options.maxBodyBytes, 1024 * 1024, true),
-    bodyTimeoutMs: positive('bodyTimeoutMs', options.bodyTimeoutMs, 10_000, true),
+    maxBodyBytes: positiveOption('maxBodyBytes', options.maxBodyBytes, 1024 * 1024, whole),
+    bodyTimeoutMs: positiveOption('bodyTimeoutMs', options.bodyTimeoutMs, 10_000, whole),
     logger,
     dispatch: options.dispatch,
     instrumentation: options.instrumentation,
+    clock,
   };
+  warnOnUnprefixedSecret(secrets, logger);
+  return resolved;
 }

@@ -1,7 +1,7 @@
 import { platform } from './platform/index.js';
+import type { RawBody } from './platform/types.js';
 
-/** The request body exactly as received. Strings are taken as UTF-8, as the service sends them. */
-export type RawBody = string | Uint8Array;
+export type { RawBody };
 
 export function isRawBody(value: unknown): value is RawBody {
   return typeof value === 'string' || value instanceof Uint8Array;

@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 import { hmacKeyFor, requireSyncHmac } from './hmac-key.js';
+import { checkSecrets } from './option-checks.js';
 import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
-import { checkSecrets } from '../receiver/receiver-options.js';
 
 /** HMAC-SHA256 over `${t}.` + body: the `v1` signature's 32 bytes. */
 export function computeSignature(

@@ -1,8 +1,8 @@
 import { WebhookVerificationError } from './errors.js';
 import { type HmacKey, hmacKeyFor, requireSyncHmac } from './hmac-key.js';
+import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, describeValue, positiveOption } from './option-checks.js';
 import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
-import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, positive } from '../receiver/receiver-options.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
 
 export { DEFAULT_TOLERANCE_SECONDS };
@@ -88,12 +88,12 @@ export function checkVerifyOptions(options: VerifySignatureOptions, caller: stri
   const { now } = options;
   if (now !== undefined && (typeof now !== 'number' || !Number.isFinite(now))) {
     throw new TypeError(
-      `sms-webhooks: \`now\` must be the current time in unix seconds, got ${String(now)}. Omit it to use the clock.`,
+      `sms-webhooks: \`now\` must be the current time in unix seconds, got ${describeValue(now)}. Omit it to use the clock.`,
     );
   }
   return {
     keys: checkSecrets(options.secret).map(hmacKeyFor),
-    tolerance: positive('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS, false),
+    tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
     now: now ?? Math.floor(Date.now() / 1000),
   };
 }

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from './clock.js';
 import type { AnyWebhookEvent } from './event-types.js';
 import {
   DEFAULT_HEADER_PREFIX,
@@ -7,9 +8,9 @@ import {
   readHeader,
 } from './headers.js';
 import { type HmacKey, requireSyncHmac } from './hmac-key.js';
+import { checkHeaderPrefix } from './option-checks.js';
 import { checkEventHeaders, parseEvent } from './parse-event.js';
 import { isRawBody, type RawBody } from './raw-body.js';
-import { checkHeaderPrefix } from '../receiver/receiver-options.js';
 import { parseSignatureHeader } from './signature-header.js';
 import { checkSignature, checkVerifyOptions } from './verify-signature.js';
 
@@ -57,8 +58,13 @@ function verify(
 }
 
 /** A verifier with its options resolved once; the receiver keeps one for its lifetime. */
-export function createVerifier(keys: readonly HmacKey[], tolerance: number, names: HeaderNames): Verifier {
-  return (rawBody, headers, now = Math.floor(Date.now() / 1000)) =>
+export function createVerifier(
+  keys: readonly HmacKey[],
+  tolerance: number,
+  names: HeaderNames,
+  clock: Clock = systemClock,
+): Verifier {
+  return (rawBody, headers, now = Math.floor(clock.now() / 1000)) =>
     verify(rawBody, headers, keys, tolerance, names, now);
 }
 

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash, createHmac, hash } from 'node:crypto';
-import type { RawBody } from '../raw-body.js';
+import type { RawBody } from './types.js';
 
 /**
  * Bodies up to this size are signed with two one-shot digests over a reused buffer; larger ones are

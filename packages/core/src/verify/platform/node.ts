@@ -1,8 +1,7 @@
 import { Buffer, isAscii } from 'node:buffer';
 import { createHmac, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { RawBody } from '../raw-body.js';
 import { HmacKey } from './node-hmac-key.js';
-import type { Platform } from './types.js';
+import type { Platform, RawBody } from './types.js';
 
 // Fatal: invalid UTF-8 is not JSON (RFC 8259 §8.1); a lenient decode would hand handlers U+FFFD in
 // place of the bytes that were signed. ignoreBOM keeps a BOM in the text, so JSON.parse refuses it too.

@@ -1,4 +1,5 @@
-import type { RawBody } from '../raw-body.js';
+/** The request body exactly as received. Strings are taken as UTF-8, as the service sends them. */
+export type RawBody = string | Uint8Array;
 
 /** An HMAC-SHA256 digest: at once from node:crypto, later from Web Crypto (which has only async calls). */
 export type Digest = Uint8Array | Promise<Uint8Array>;

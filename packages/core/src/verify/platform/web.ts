@@ -1,5 +1,4 @@
-import type { RawBody } from '../raw-body.js';
-import type { Platform, SigningKey } from './types.js';
+import type { Platform, RawBody, SigningKey } from './types.js';
 
 // Web APIs only (Workers without nodejs_compat, Vercel Edge, browsers): no Buffer, no node:*, and nothing
 // at module load, where Workers forbid crypto and random values.

@@ -1,0 +1,20 @@
+// `@sms-webhooks/core/queue`: for authors of durable hand-offs (`@sms-webhooks/bullmq`, `@sms-webhooks/pg-boss`):
+// the `dispatch` side, and what a worker that owns a claim needs.
+export {
+  type Dispatch,
+  type DispatchClaim,
+  type DispatchedEvent,
+  DispatchTimeoutError,
+} from './receiver/dispatch.js';
+// Renews a claim every leaseMs / 3 while a worker runs its handlers.
+export { LeaseKeeper } from './receiver/lease-keeper.js';
+// Bounds a call to the queue's server.
+export { withTimeout } from './receiver/with-timeout.js';
+export {
+  describeValue,
+  OPTIONS_ERROR_CODE,
+  oneOfOption,
+  optionError,
+  type PositiveOption,
+  positiveOption,
+} from './verify/option-checks.js';

@@ -1,0 +1,301 @@
+import { parseAttempt } from '../verify/attempt.js';
+import { isWebhookVerificationError } from '../verify/errors.js';
+import type { AnyWebhookEvent } from '../verify/event-types.js';
+import { type HeaderSource, readHeader } from '../verify/headers.js';
+import { isRawBody, rawBodyByteLength } from '../verify/raw-body.js';
+import { createVerifier, type Verifier } from '../verify/verify-webhook.js';
+import type { ClaimResult } from './dedupe-store.js';
+import { Delivery, type IncomingDelivery } from './delivery.js';
+import { describeError, isPromiseLike } from './describe-error.js';
+import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
+import type { ErrorHooks } from './error-hooks.js';
+import type { HandlerRegistry } from './handler-registry.js';
+import { InFlight } from './in-flight.js';
+import type { DeliveryObserver, InstrumentedReceiver } from './instrumentation.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { firstTime } from './log-once.js';
+import { ownerToken } from './owner-token.js';
+import type { ResolvedOptions } from './receiver-options.js';
+import type { Refusals } from './refusals.js';
+import {
+  DUPLICATE,
+  errorResponse,
+  IGNORED,
+  payloadTooLarge,
+  RAW_BODY_HINT,
+  RAW_BODY_UNAVAILABLE,
+  RECEIVED,
+  type ReceiverResponse,
+} from './responses.js';
+import { runHandlers } from './run-handlers.js';
+import { StoreSteps } from './store-steps.js';
+
+type NextTurn = (fn: typeof runInBackground, pipeline: DeliveryPipeline, d: Delivery) => unknown;
+/** Workers and edge runtimes have no setImmediate; a zero timeout is their next turn. */
+const nextTurn: NextTurn =
+  (globalThis.setImmediate as NextTurn | undefined) ?? ((fn, ...args) => setTimeout(fn, 0, ...args));
+
+function runInBackground(pipeline: DeliveryPipeline, d: Delivery): void {
+  void pipeline.runAndFinish(d);
+}
+
+const STORE_UNAVAILABLE_RETRY = { 'retry-after': '30' };
+
+/**
+ * The walk of one delivery: verify → route → claim → respond (or dispatch) → finish (or release). Each
+ * step answers synchronously when it can (node:crypto, MemoryStore, 'immediately'): an await on a value
+ * that is not a promise still costs a microtask turn, on every delivery.
+ */
+export class DeliveryPipeline {
+  readonly inFlight: InFlight;
+  readonly leases: LeaseKeeper;
+  readonly store: StoreSteps;
+  readonly #verify: Verifier;
+  readonly #retryAfter: Readonly<Record<string, string>>;
+  readonly #instrumented: InstrumentedReceiver;
+
+  constructor(
+    readonly opts: ResolvedOptions,
+    readonly registry: HandlerRegistry,
+    readonly refusals: Refusals,
+    readonly errors: ErrorHooks,
+  ) {
+    const { keys, tolerance, names, store, leaseMs, logger, respond, clock } = opts;
+    this.#verify = createVerifier(keys, tolerance, names, clock);
+    this.leases = new LeaseKeeper(store, leaseMs, logger, clock);
+    this.inFlight = new InFlight(clock);
+    this.store = new StoreSteps(store, logger);
+    this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(leaseMs / 1000))) };
+    this.#instrumented = Object.freeze({ store: store.constructor?.name || 'custom', respond });
+  }
+
+  handle(incoming: IncomingDelivery): Promise<ReceiverResponse> {
+    const instrumentation = this.opts.instrumentation;
+    if (instrumentation === undefined) return this.#walk(incoming, undefined);
+    return this.#observed(
+      instrumentation.startDelivery(incoming.headers ?? {}, this.#instrumented),
+      incoming,
+    );
+  }
+
+  /** `handle` with an observer following the delivery: it sees the answer, or the throw. */
+  async #observed(obs: DeliveryObserver, incoming: IncomingDelivery): Promise<ReceiverResponse> {
+    let response: ReceiverResponse;
+    try {
+      response = await this.#walk(incoming, obs);
+    } catch (error) {
+      obs.threw(error);
+      throw error;
+    }
+    // Only an accepted event in 'immediately' mode has handlers still to run after the answer.
+    const { respond, dispatch } = this.opts;
+    obs.answered(response, response === RECEIVED && respond === 'immediately' && dispatch === undefined);
+    return response;
+  }
+
+  async #walk(incoming: IncomingDelivery, obs: DeliveryObserver | undefined): Promise<ReceiverResponse> {
+    const { rawBody } = incoming;
+    // Missing headers are a bad request (400 signature_missing), not a crash in the adapter.
+    const headers: HeaderSource = incoming.headers ?? {};
+    if (!isRawBody(rawBody)) {
+      if (firstTime(this, 'raw body hint')) this.opts.logger.error(RAW_BODY_HINT);
+      return this.refusals.refuse(RAW_BODY_UNAVAILABLE);
+    }
+    if (rawBodyByteLength(rawBody) > this.opts.maxBodyBytes) {
+      return this.refusals.refuse(payloadTooLarge(this.opts.maxBodyBytes));
+    }
+    let event = this.#verifyStep(rawBody, headers);
+    if (isPromiseLike(event)) event = await event;
+    if (!('id' in event)) return event;
+    const attempt = parseAttempt(readHeader(headers, this.opts.names.attempt));
+    obs?.verified(event, attempt ?? undefined);
+
+    const handlers = this.registry.for(event.type);
+    if (handlers.length === 0) return this.#ignore(event);
+    const d = new Delivery(event, handlers, headers, incoming.waitUntil, obs);
+
+    let claimed = this.#claimStep(d);
+    if (isPromiseLike(claimed)) claimed = await claimed;
+    if (claimed !== undefined) return claimed;
+
+    d.ctx = {
+      attempt: this.#attempt(attempt, d),
+      receivedAt: new Date(this.opts.clock.now()),
+      claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
+    };
+    if (this.opts.dispatch !== undefined) return this.#dispatchStep(d);
+    return this.#respondStep(d);
+  }
+
+  /** Signature, freshness, envelope: the event, or the refusal to answer (a promise on Web Crypto). */
+  #verifyStep(
+    rawBody: string | Uint8Array,
+    headers: HeaderSource,
+  ): AnyWebhookEvent | ReceiverResponse | Promise<AnyWebhookEvent | ReceiverResponse> {
+    try {
+      const verified = this.#verify(rawBody, headers);
+      return isPromiseLike(verified) ? verified.then(undefined, (e) => this.#refuseUnverified(e)) : verified;
+    } catch (error) {
+      return this.#refuseUnverified(error);
+    }
+  }
+
+  #refuseUnverified(error: unknown): ReceiverResponse {
+    if (!isWebhookVerificationError(error)) throw error;
+    return this.refusals.refuse(errorResponse(error.status, error.code, error.message), error.message);
+  }
+
+  #ignore(event: AnyWebhookEvent): ReceiverResponse {
+    this.refusals.sampled.warn(`ignored ${event.type} events`, () => {
+      const handled = this.registry.types();
+      return `${event.id} (${event.type}) acknowledged as ignored: no handler for this type. Handlers are registered for: ${
+        handled.length > 0 ? handled.join(', ') : 'no type'
+      }.`;
+    });
+    return IGNORED;
+  }
+
+  /** Undefined once `d` holds the claim (or runs without one); otherwise the answer that ends it. */
+  #claimStep(d: Delivery): ReceiverResponse | undefined | Promise<ReceiverResponse | undefined> {
+    const token = ownerToken();
+    let answer: ClaimResult | Promise<ClaimResult>;
+    try {
+      answer = this.store.claim(d.event, token, this.opts.leaseMs, d.obs);
+    } catch (error) {
+      return this.#storeFailed(d, error);
+    }
+    // A synchronous store (MemoryStore) answers with a string: no microtask hop for it.
+    if (typeof answer === 'string') return this.#claimed(d, answer, token);
+    return Promise.resolve(answer).then(
+      (claimed) => this.#claimed(d, claimed, token),
+      (error) => this.#storeFailed(d, error),
+    );
+  }
+
+  #claimed(d: Delivery, claimed: ClaimResult, token: string): ReceiverResponse | undefined {
+    if (claimed === 'claimed') {
+      d.token = token;
+      return undefined;
+    }
+    if (claimed === 'completed') return DUPLICATE;
+    const message = `Event ${d.event.id} is being processed right now; retry later.`;
+    return this.refusals.refuse(errorResponse(409, 'in_flight', message, this.#retryAfter));
+  }
+
+  #storeFailed(d: Delivery, error: unknown): ReceiverResponse | undefined {
+    const { logger, onStoreError } = this.opts;
+    if (onStoreError === 'reject') {
+      logger.error(
+        `sms-webhooks: dedupe store unavailable, answering 503 for ${d.event.id}: ${describeError(error)}`,
+      );
+      const message = 'The dedupe store is unavailable; retry later.';
+      return this.refusals.refuse(errorResponse(503, 'store_unavailable', message, STORE_UNAVAILABLE_RETRY));
+    }
+    logger.warn(
+      `sms-webhooks: dedupe store unavailable, processing ${d.event.id} without dedupe: ${describeError(error)}`,
+    );
+    return undefined;
+  }
+
+  /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
+  #respondStep(d: Delivery): ReceiverResponse | Promise<ReceiverResponse> {
+    if (this.opts.respond === 'after-handlers') {
+      return this.runAndFinish(d).then((error) =>
+        error
+          ? errorResponse(
+              500,
+              'handler_failed',
+              `A handler failed for ${d.event.id}; the service will retry.`,
+            )
+          : RECEIVED,
+      );
+    }
+    const { waitUntil } = d;
+    d.run = this.inFlight.start(d.event.id, waitUntil !== undefined);
+    // Handlers start on the next turn, so even a synchronous one cannot hold up the ack.
+    nextTurn(runInBackground, this, d);
+    if (waitUntil !== undefined) {
+      try {
+        waitUntil(d.run.done!);
+      } catch (error) {
+        // The event is accepted and its handlers run regardless; only the platform's keep-alive failed.
+        this.opts.logger.error(`sms-webhooks: waitUntil failed for ${d.event.id}: ${describeError(error)}`);
+      }
+    }
+    return RECEIVED;
+  }
+
+  /**
+   * Runs the handlers, then records the outcome in the store (finish or release); resolves with the
+   * failure, if any, and never rejects: a background run's promise has no one to catch it.
+   */
+  async runAndFinish(d: Delivery): Promise<unknown> {
+    const { event, token, obs } = d;
+    const lease = token === undefined ? undefined : this.leases.hold(event.id, token);
+    try {
+      d.error = await runHandlers(d.handlers, event, d.ctx, obs);
+      this.leases.release(lease);
+      if (token !== undefined) {
+        await this.store.finish(event.id, token, d.error === undefined, this.opts.retainMs, obs);
+      }
+      if (d.error) this.errors.report(d.error);
+      return d.error;
+    } catch {
+      // Only a logger that throws gets here (hooks are contained). The outcome stands.
+      return d.error;
+    } finally {
+      this.leases.release(lease);
+      obs?.finished(d.error);
+      if (d.run) this.inFlight.finish(d.run, d.error);
+    }
+  }
+
+  /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
+  async #dispatchStep(d: Delivery): Promise<ReceiverResponse> {
+    const { event, ctx, token, obs } = d;
+    const dispatch = this.opts.dispatch!;
+    try {
+      const dispatched: DispatchedEvent = { event, ctx, claim: ctx.claim };
+      const traceContext = obs?.traceContext?.();
+      if (traceContext !== undefined) dispatched.traceContext = traceContext;
+      await this.store.call(obs, 'dispatch', () => dispatch(dispatched));
+      return RECEIVED;
+    } catch (error) {
+      this.opts.logger.error(
+        `sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describeError(error)}`,
+      );
+      if (token !== undefined) await this.#releaseAfterDispatch(event.id, token, error);
+      const message = 'The event could not be queued; retry later.';
+      return this.refusals.refuse(errorResponse(503, 'store_unavailable', message, STORE_UNAVAILABLE_RETRY));
+    }
+  }
+
+  /**
+   * Gives a failed dispatch's claim back for the service's retry. A hand-off that may still land
+   * (DispatchTimeoutError) keeps it until it settles, since once landed the queued event carries that claim.
+   */
+  #releaseAfterDispatch(id: string, token: string, error: unknown): Promise<unknown> | undefined {
+    const pending = pendingDispatch(error);
+    if (pending === undefined) return this.store.release(id, token);
+    pending.then(
+      () =>
+        this.opts.logger.warn(
+          `sms-webhooks: ${id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
+        ),
+      () => this.store.release(id, token),
+    );
+    return undefined;
+  }
+
+  /** The attempt header, parsed once in `#walk`; an unreadable one is warned about (sampled). */
+  #attempt(attempt: number | undefined | null, d: Delivery): number | undefined {
+    if (attempt !== null) return attempt;
+    const name = this.opts.names.attempt;
+    this.refusals.sampled.warn(
+      'invalid delivery-attempt headers',
+      () =>
+        `the ${name} header of ${d.event.id} is not an attempt number from 1 to 6; handlers get ctx.attempt undefined.`,
+    );
+    return undefined;
+  }
+}

@@ -1,0 +1,75 @@
+import type { AnyWebhookEvent } from '../verify/event-types.js';
+import type { Logger } from '../verify/logger.js';
+import type { Awaitable, ClaimResult, DedupeStore } from './dedupe-store.js';
+import { describeError, isPromiseLike } from './describe-error.js';
+import type { DeliveryObserver, StoreOperation } from './instrumentation.js';
+
+/**
+ * The receiver's calls to its dedupe store: each through the delivery's observer when there is one (one
+ * branch, here), the store's `init` before the first claim, and a failed record logged, not thrown.
+ */
+export class StoreSteps {
+  #ready: Promise<void> | undefined;
+
+  constructor(
+    readonly store: DedupeStore,
+    readonly logger: Logger,
+  ) {}
+
+  /** A plain value stays a plain value: a synchronous store (MemoryStore) keeps its fast path. */
+  call<R>(obs: DeliveryObserver | undefined, operation: StoreOperation, call: () => R): R {
+    return obs === undefined ? call() : obs.store(operation, call);
+  }
+
+  /** Throws or rejects when the store does: the caller decides between 503 and processing anyway. */
+  claim(
+    event: AnyWebhookEvent,
+    token: string,
+    leaseMs: number,
+    obs: DeliveryObserver | undefined,
+  ): Awaitable<ClaimResult> {
+    const claim = () => this.store.claim(event.id, token, leaseMs);
+    const ready = this.#init();
+    if (ready === undefined) return this.call(obs, 'claim', claim);
+    return ready.then(() => this.call(obs, 'claim', claim));
+  }
+
+  /** Success completes the record (kept `retainMs`); failure releases it so a redelivery runs it. */
+  async finish(
+    key: string,
+    token: string,
+    succeeded: boolean,
+    retainMs: number,
+    obs: DeliveryObserver | undefined,
+  ): Promise<void> {
+    const { store } = this;
+    try {
+      const recorded = succeeded
+        ? this.call(obs, 'complete', () => store.complete(key, token, retainMs))
+        : this.call(obs, 'release', () => store.release(key, token));
+      if (isPromiseLike(recorded)) await recorded;
+    } catch (e) {
+      // The lease will run out on its own; a redelivery then finds the event free again.
+      this.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(e)}`);
+    }
+  }
+
+  /** Best effort: if this fails too, the lease runs out. */
+  release(key: string, token: string): Promise<unknown> {
+    return Promise.resolve()
+      .then(() => this.store.release(key, token))
+      .catch((e) =>
+        this.logger.error(`sms-webhooks: dedupe store failed to release ${key}: ${describeError(e)}`),
+      );
+  }
+
+  #init(): Promise<void> | undefined {
+    const { store } = this;
+    if (store.init === undefined) return undefined;
+    this.#ready ??= Promise.resolve(store.init()).catch((error) => {
+      this.#ready = undefined; // try again on the next delivery
+      throw error;
+    });
+    return this.#ready;
+  }
+}

@@ -1,0 +1,130 @@
+import { DEFAULT_HEADER_PREFIX } from './headers.js';
+
+/**
+ * The option checks every package runs at start-up (and verifyWebhook on each call), in one place so the
+ * messages read the same everywhere: what the option must be, and what was given, type included (a
+ * `leaseMs: "5000"` from an environment variable reads `got the string "5000"`, not `got 5000`).
+ * Keep them to type tests and comparisons: verifyWebhook runs them per call.
+ */
+
+/** The spec's tolerance, in seconds, between a signature's timestamp and now. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** Every option error has this code, whichever package threw it. */
+export const OPTIONS_ERROR_CODE = 'ERR_SMS_OPTIONS';
+
+/** A configuration mistake: a TypeError whose message starts with the package that found it. */
+export function optionError(owner: string, message: string, code = OPTIONS_ERROR_CODE): TypeError {
+  return Object.assign(new TypeError(`${owner}: ${message}`), { code });
+}
+
+/** A value as an option error shows it: numbers as they are, anything else with its type. */
+export function describeValue(value: unknown): string {
+  switch (typeof value) {
+    case 'number':
+      return String(value);
+    case 'string':
+      return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+    case 'bigint':
+      return `the bigint ${value}n`;
+    case 'boolean':
+      return `the boolean ${value}`;
+    case 'function':
+      return 'a function';
+    case 'undefined':
+      return 'undefined';
+    default:
+      if (value === null) return 'null';
+      return Array.isArray(value) ? 'an array' : 'an object';
+  }
+}
+
+export interface PositiveOption {
+  /** The package whose option this is; starts the message. Default 'sms-webhooks'. */
+  owner?: string;
+  /** Whole numbers only (milliseconds, bytes, counts). */
+  integer?: boolean;
+  /** Said after the rule, e.g. 'milliseconds, such as 10000 (the default)'. */
+  unit?: string;
+  code?: string;
+}
+
+/** A positive (finite, > 0) number, or the fallback when undefined. NaN is refused: see verifySignature. */
+export function positiveOption(
+  name: string,
+  value: unknown,
+  fallback: number,
+  rules?: PositiveOption,
+): number {
+  if (value === undefined) return fallback;
+  // No destructuring with defaults: verifyWebhook calls this per delivery, and that would build an object.
+  const integer = rules?.integer === true;
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value <= 0 ||
+    (integer && !Number.isInteger(value))
+  ) {
+    const unit = rules?.unit ? ` of ${rules.unit}` : '';
+    const rule = `a positive ${integer ? 'integer' : 'number'}${unit}`;
+    throw optionError(
+      rules?.owner ?? 'sms-webhooks',
+      `\`${name}\` must be ${rule}, got ${describeValue(value)}.`,
+      rules?.code,
+    );
+  }
+  return value;
+}
+
+/** One of a few strings; the first is the default. */
+export function oneOfOption<T extends string>(
+  name: string,
+  value: unknown,
+  allowed: readonly T[],
+  owner = 'sms-webhooks',
+): T {
+  if (value === undefined) return allowed[0]!;
+  if (!allowed.includes(value as T)) {
+    const list = allowed.map((a) => `'${a}'`).join(' or ');
+    throw optionError(owner, `\`${name}\` must be ${list}, got ${describeValue(value)}.`);
+  }
+  return value as T;
+}
+
+function fail(message: string): never {
+  throw optionError('sms-webhooks', message);
+}
+
+/** The secrets as a non-empty list of trimmed, non-empty strings, or a TypeError saying what to fix. */
+export function checkSecrets(secret: unknown): readonly string[] {
+  // The common case, one plain secret, costs two comparisons (trim returns the same string when clean).
+  if (typeof secret === 'string' && secret !== '' && secret.trim() === secret) return [secret];
+  const list = typeof secret === 'string' ? [secret] : secret;
+  if (!Array.isArray(list) || list.length === 0) {
+    fail(
+      '`secret` is required: pass the webhook secret (whsec_…) from the service, or an array of them while rotating.',
+    );
+  }
+  for (let i = 0; i < list.length; i++) {
+    const s: unknown = list[i];
+    const where = list.length > 1 ? `secret[${i}]` : 'secret';
+    if (typeof s !== 'string') {
+      fail(`\`${where}\` must be a string (whsec_…), got ${describeValue(s)}.`);
+    }
+    if (s === '') {
+      fail(`\`${where}\` is empty. Is the environment variable holding the webhook secret set?`);
+    }
+    if (s.trim() !== s) {
+      fail(`\`${where}\` has leading or trailing whitespace (a stray newline from a .env file?). Trim it.`);
+    }
+  }
+  return list as readonly string[];
+}
+
+export function checkHeaderPrefix(value: unknown): string {
+  if (value === undefined) return DEFAULT_HEADER_PREFIX;
+  if (typeof value !== 'string' || !/^[A-Za-z0-9-]+$/.test(value)) {
+    fail(`\`headerPrefix\` must be a header-name prefix such as 'x-service', got ${describeValue(value)}.`);
+  }
+  return value;
+}
