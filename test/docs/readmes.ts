@@ -143,10 +143,14 @@ export const READMES: ReadmeUnderTest[] = [
       const app = await startLocalApp(3000);
       return {
         env: {},
-        check() {
+        check(results) {
           const types = app.requests.map((r) => JSON.parse(r.body).type);
           expect(types).toEqual(
             expect.arrayContaining(['message.delivered', 'message.failed', 'sms.completed']),
+          );
+          // The whole schedule on a VirtualClock: each attempt exactly its wait after the one before.
+          expect(outputOf(results, 'Fast-forward time')).toBe(
+            [0, 1, 6, 36, 156, 876].map((min, i) => `attempt ${i + 1} at +${min} min → 503\n`).join(''),
           );
         },
         close: () => app.close(),

@@ -9,7 +9,8 @@ interface DeliveryJob {
   record: WebhookDelivery;
   entry: WebhookEntry;
   body: string;
-  timer: NodeJS.Timeout | undefined;
+  /** Cancels the scheduled retry. */
+  cancelTimer: (() => void) | undefined;
 }
 
 export interface IdleWaiter {
@@ -49,7 +50,7 @@ export class DeliveryEngine {
     // has a higher number"), capped at the last one the spec allows.
     const previous = this.lastAttempt.get(attemptKey(entry.webhook.id, event.id)) ?? 0;
     const job = this.addJob(entry, event, Math.min(previous, MAX_ATTEMPTS - 1), test);
-    void this.attempt(job);
+    this.start(job);
     return job.record;
   }
 
@@ -99,7 +100,7 @@ export class DeliveryEngine {
       next_attempt_at: null,
       test,
     };
-    const job: DeliveryJob = { record, entry, body: JSON.stringify(event), timer: undefined };
+    const job: DeliveryJob = { record, entry, body: JSON.stringify(event), cancelTimer: undefined };
     const jobs = this.byWebhook.get(entry.webhook.id) ?? [];
     jobs.push(job);
     // Old records beyond the cap are forgotten (their retries, if any, still run).
@@ -109,12 +110,17 @@ export class DeliveryEngine {
   }
 
   private schedule(job: DeliveryJob, waitMs: number): void {
-    job.timer = setTimeout(() => {
+    job.cancelTimer = this.options.clock.setTimer(() => {
       this.scheduled.delete(job);
-      void this.attempt(job);
+      this.start(job);
     }, waitMs);
-    job.timer.unref();
     this.scheduled.add(job);
+  }
+
+  /** Runs an attempt; a clock that tracks work (VirtualClock) waits for it before its next timer. */
+  private start(job: DeliveryJob): void {
+    const attempt = this.attempt(job);
+    this.options.clock.track?.(attempt);
   }
 
   /** Newest first. */
@@ -126,7 +132,7 @@ export class DeliveryEngine {
   cancel(webhookId: string): void {
     for (const job of this.byWebhook.get(webhookId) ?? []) {
       if (!this.scheduled.delete(job)) continue;
-      clearTimeout(job.timer);
+      job.cancelTimer?.();
       job.record.next_attempt_at = null;
       job.record.status = 'failed';
       job.record.last_error = `${job.record.last_error ?? ''} (webhook deleted, retries cancelled)`.trim();
@@ -169,7 +175,7 @@ export class DeliveryEngine {
   close(): void {
     this.closed = true;
     this.listeners.clear();
-    for (const job of this.scheduled) clearTimeout(job.timer);
+    for (const job of this.scheduled) job.cancelTimer?.();
     this.scheduled.clear();
     this.abort.abort();
     this.notifyIfIdle();
@@ -186,12 +192,15 @@ export class DeliveryEngine {
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'sms-webhooks-emulator/0.1',
-      'x-service-signature': signPayload(job.body, entry.webhook.secret),
+      // Signed at the clock's time: with a VirtualClock, a receiver on the same clock verifies it.
+      'x-service-signature': signPayload(job.body, entry.webhook.secret, {
+        timestamp: Math.floor(this.options.clock.now() / 1000),
+      }),
       'x-service-event-id': record.event_id,
       'x-service-event-type': record.event_type,
       'x-service-delivery-attempt': String(record.attempts),
     };
-    const startedAt = Date.now();
+    const startedAt = this.options.now();
     const started = performance.now();
     const result = await postDelivery(
       entry.webhook.url,

@@ -3,6 +3,7 @@ export { createEmulator, type Emulator } from './emulator.js';
 export type { SimulateSendOptions } from './events.js';
 export {
   type AttemptReport,
+  type EmulatorClock,
   type EmulatorOptions,
   MAX_ATTEMPTS,
   type RateLimitOptions,

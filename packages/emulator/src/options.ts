@@ -4,6 +4,27 @@ export interface RateLimitOptions {
   windowMs: number;
 }
 
+/**
+ * Where the emulator reads the time and sets its retry timers: core's `Clock` (`systemClock`, or
+ * `VirtualClock` from `@sms-webhooks/core/testing` in a test). `track`, when the clock has it, is handed
+ * each delivery attempt, so `VirtualClock.advance` waits for it before firing the next timer.
+ */
+export interface EmulatorClock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): () => void;
+  track?(work: Promise<unknown>): void;
+}
+
+/** The real clock: `Date.now`, and timers that do not keep the process alive. */
+export const realClock: EmulatorClock = {
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const timer = setTimeout(fn, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
+
 export interface EmulatorOptions {
   /** Default 0: a free port. */
   port?: number;
@@ -25,8 +46,14 @@ export interface EmulatorOptions {
   deliveryTimeoutMs?: number;
   /** Default 100 requests per second per credential; `false` turns rate limiting off. */
   rateLimit?: RateLimitOptions | false;
-  /** Epoch milliseconds; tests move it forward to expire tokens. Default `Date.now`. */
+  /** Epoch milliseconds; tests move it forward to expire tokens. Default `Date.now`. Use `clock` for more. */
   now?: () => number;
+  /**
+   * The clock of token expiry, rate-limit windows, record times and the retry schedule. With a
+   * `VirtualClock` (`@sms-webhooks/core/testing`) a test runs the whole 1 min … 12 h schedule in
+   * milliseconds: `await clock.advance('30m')`. Default the real clock. Not together with `now`.
+   */
+  clock?: EmulatorClock;
   /** Delivery records kept per webhook (newest first in the list). Default 100. */
   maxDeliveriesPerWebhook?: number;
   /** Called after every delivery attempt, e.g. to log it. */
@@ -58,7 +85,7 @@ export interface AttemptReport {
   responseBody: string;
   /** Epoch ms of the next attempt, or null when none is scheduled. */
   nextAttemptAt: number | null;
-  /** Epoch ms (real clock) when the attempt started. */
+  /** Epoch ms (the emulator's clock) when the attempt started. */
   startedAt: number;
   /** How long the receiver took to answer (or the attempt took to fail), in ms. */
   durationMs: number;
@@ -78,6 +105,7 @@ export interface ResolvedEmulatorOptions {
   deliveryTimeoutMs: number;
   rateLimit: RateLimitOptions | false;
   now: () => number;
+  clock: EmulatorClock;
   maxDeliveriesPerWebhook: number;
   onAttempt: ((attempt: AttemptReport) => void) | undefined;
   webhookSecret: string | undefined;
@@ -105,7 +133,7 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedEmulatorO
     timeScale: positive('timeScale', options.timeScale ?? 1),
     deliveryTimeoutMs: positive('deliveryTimeoutMs', options.deliveryTimeoutMs ?? 10_000),
     rateLimit,
-    now: options.now ?? Date.now,
+    ...clockOf(options),
     maxDeliveriesPerWebhook: positive('maxDeliveriesPerWebhook', options.maxDeliveriesPerWebhook ?? 100),
     onAttempt: options.onAttempt,
     webhookSecret: checkWebhookSecret(options.webhookSecret),
@@ -131,4 +159,29 @@ function checkApiKeys(keys: unknown): readonly string[] | undefined {
     );
   }
   return [...keys];
+}
+
+function clockOf(options: EmulatorOptions): { now: () => number; clock: EmulatorClock } {
+  const { clock, now } = options;
+  if (clock === undefined) {
+    if (now !== undefined && typeof now !== 'function') {
+      throw new TypeError('@sms-webhooks/emulator: now must be a function returning epoch milliseconds.');
+    }
+    // `now` alone moves token expiry and record times; deliveries are still signed at the real time.
+    return { now: now ?? Date.now, clock: realClock };
+  }
+  if (
+    clock === null ||
+    typeof clock !== 'object' ||
+    typeof clock.now !== 'function' ||
+    typeof clock.setTimer !== 'function'
+  ) {
+    throw new TypeError(
+      "@sms-webhooks/emulator: clock must have now() and setTimer(fn, ms), like core's systemClock or VirtualClock from @sms-webhooks/core/testing.",
+    );
+  }
+  if (now !== undefined) {
+    throw new TypeError('@sms-webhooks/emulator: give clock or now, not both: the clock has its own now().');
+  }
+  return { now: () => clock.now(), clock };
 }
