@@ -1,0 +1,3 @@
+export default function Home() {
+  return <p>Webhooks: POST /webhooks/sms (Node.js runtime), POST /webhooks/sms/edge (Edge runtime).</p>;
+}
