@@ -1,5 +1,5 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
-import { LeaseKeeper } from '@sms-webhooks/core/queue';
+import { LeaseKeeper, positiveOption } from '@sms-webhooks/core/queue';
 import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
@@ -77,12 +77,11 @@ export function createWorker(
   const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
-  const leaseMs = options.leaseMs ?? receiver?.options.leaseMs ?? DEFAULT_LEASE_MS;
-  if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
-    throw new TypeError(
-      `@sms-webhooks/bullmq: \`leaseMs\` must be a positive integer (ms), got ${String(leaseMs)}.`,
-    );
-  }
+  const leaseMs = positiveOption('leaseMs', options.leaseMs ?? receiver?.options.leaseMs, DEFAULT_LEASE_MS, {
+    owner: '@sms-webhooks/bullmq',
+    integer: true,
+    unit: 'ms',
+  });
   const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
   let warnedNoStore = false;
 

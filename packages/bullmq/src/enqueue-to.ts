@@ -1,5 +1,5 @@
 import type { Dispatch } from '@sms-webhooks/core';
-import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
+import { DispatchTimeoutError, positiveOption, withTimeout } from '@sms-webhooks/core/queue';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
@@ -21,15 +21,7 @@ export interface EnqueueOptions {
 
 type AnyQueue = Pick<Queue, 'add'>;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new TypeError(
-      `@sms-webhooks/bullmq: \`${name}\` must be a positive integer, got ${String(value)}.`,
-    );
-  }
-  return value;
-}
+const OWNER = { owner: '@sms-webhooks/bullmq', integer: true } as const;
 
 /**
  * A receiver `dispatch` that adds each verified event to a BullMQ queue, job id `jobIdFor(event.id)`:
@@ -40,8 +32,8 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
   if (typeof queue?.add !== 'function') {
     throw new TypeError('@sms-webhooks/bullmq: enqueueTo(queue) needs a BullMQ Queue.');
   }
-  const attempts = positiveInteger('attempts', options.attempts, 8);
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000);
+  const attempts = positiveOption('attempts', options.attempts, 8, OWNER);
+  const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, 5000, { ...OWNER, unit: 'ms' });
   const base: JobsOptions = {
     removeOnComplete: options.removeOnComplete ?? { age: 24 * 60 * 60 },
     removeOnFail: options.removeOnFail ?? false,
