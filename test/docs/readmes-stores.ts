@@ -183,9 +183,17 @@ export const STORE_READMES: ReadmeUnderTest[] = [
   {
     path: 'packages/bullmq/README.md',
     setup: () =>
-      withRedis('bullmq', (redis, results, env) => expectQueued(redis, results, env, 1), {
-        SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json`,
-      }),
+      withRedis(
+        'bullmq',
+        async (redis, results, env) => {
+          await expectQueued(redis, results, env, 1);
+          // The failed-jobs blocks: none failed.
+          expect(allOutput(results)).toMatch(/^0 failed event\(s\)\nNo failed events\.$/m);
+        },
+        {
+          SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json`,
+        },
+      ),
   },
   {
     path: 'packages/pg-boss/README.md',
