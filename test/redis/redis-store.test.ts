@@ -179,7 +179,12 @@ describe('RedisStore: options', () => {
     [{ client: {}, clientType: 'node-redis' }, /needs a client with a sendCommand\(\) method/],
     [{ client: {}, clientType: 'redis-py' }, /clientType must be/],
     [{ sendCommand: one, client: {} }, /either client or sendCommand/],
-    [{ sendCommand: one, commandTimeoutMs: 0 }, /commandTimeoutMs must be/],
+    [{ sendCommand: one, commandTimeoutMs: 0 }, /`commandTimeoutMs` must be a positive number/],
+    // From an environment variable: the message names the type, not just `got 1000`.
+    [
+      { sendCommand: one, commandTimeoutMs: '1000' },
+      /^@sms-webhooks\/redis: `commandTimeoutMs` must be a positive number of ms \(or Infinity\), got the string "1000"\.$/,
+    ],
     [{ sendCommand: one, prefix: 3 }, /prefix must be a string/],
   ])('refuses bad options %#', (options, message) => {
     let error: unknown;

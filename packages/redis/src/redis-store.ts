@@ -1,5 +1,5 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
-import { withTimeout } from '@sms-webhooks/core/store';
+import { positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
 import { eventKey } from './event-key.js';
 import { CLAIM, COMPLETE, type LuaScript, RELEASE, RENEW } from './scripts.js';
@@ -61,6 +61,22 @@ function duration(name: string, ms: number): string {
   return String(Math.ceil(ms));
 }
 
+const OWNER = '@sms-webhooks/redis';
+
+/** core's positiveOption (Infinity: no bound), thrown as a RedisStoreError like every option mistake here. */
+function timeoutOption(name: string, value: unknown): number {
+  if (value === Number.POSITIVE_INFINITY) return value;
+  try {
+    return positiveOption(name, value, DEFAULT_COMMAND_TIMEOUT_MS, {
+      owner: OWNER,
+      unit: 'ms (or Infinity)',
+      code: 'ERR_SMS_REDIS_OPTIONS',
+    });
+  } catch (error) {
+    throw new RedisStoreError('ERR_SMS_REDIS_OPTIONS', (error as Error).message.slice(OWNER.length + 2));
+  }
+}
+
 /**
  * A DedupeStore shared by every app instance that talks to the same Redis. Each operation is one
  * atomic Lua script on one key (see scripts.ts), run with EVALSHA and sent as EVAL only after NOSCRIPT.
@@ -85,14 +101,8 @@ export class RedisStore implements DedupeStore {
     if (typeof prefix !== 'string') {
       throw new RedisStoreError('ERR_SMS_REDIS_OPTIONS', `prefix must be a string, got ${typeof prefix}.`);
     }
-    if (typeof commandTimeoutMs !== 'number' || Number.isNaN(commandTimeoutMs) || commandTimeoutMs <= 0) {
-      throw new RedisStoreError(
-        'ERR_SMS_REDIS_OPTIONS',
-        `commandTimeoutMs must be a positive number of ms (or Infinity), got ${String(commandTimeoutMs)}.`,
-      );
-    }
     this.prefix = prefix;
-    this.commandTimeoutMs = commandTimeoutMs;
+    this.commandTimeoutMs = timeoutOption('commandTimeoutMs', commandTimeoutMs);
     this.#send =
       options.client !== undefined
         ? fromClient(options.client, options.clientType)
