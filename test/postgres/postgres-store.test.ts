@@ -60,9 +60,21 @@ describe('options', () => {
     expect(make({ pool, table: 'Events' })).toThrow(/table must be a lowercase SQL name/);
     expect(make({ pool, table: 'a; DROP TABLE x' })).toThrow(/table must be/);
     expect(make({ pool, table: 'x'.repeat(53) })).toThrow(/at most 52/);
-    expect(make({ pool, statementTimeoutMs: 0 })).toThrow(/statementTimeoutMs must be a positive number/);
-    expect(make({ pool, sweepBatch: 1.5 })).toThrow(/sweepBatch must be a positive integer/);
-    expect(make({ pool, sweepIntervalMs: -1 })).toThrow(/sweepIntervalMs must be 0/);
+    expect(make({ pool, statementTimeoutMs: 0 })).toThrow(/`statementTimeoutMs` must be a positive number/);
+    expect(make({ pool, sweepBatch: 1.5 })).toThrow(/`sweepBatch` must be a positive integer/);
+    expect(make({ pool, sweepIntervalMs: -1 })).toThrow(/`sweepIntervalMs` must be 0/);
+    // From an environment variable: the message names the type, not just `got 86400000`.
+    expect(make({ pool, retainMs: '86400000' })).toThrow(
+      expect.objectContaining({
+        name: 'PostgresStoreError',
+        code: 'ERR_SMS_POSTGRES_OPTIONS',
+        message:
+          '@sms-webhooks/postgres: `retainMs` must be a positive number of ms, got the string "86400000".',
+      }),
+    );
+    expect(make({ pool, statementTimeoutMs: '5000' })).toThrow(
+      /of ms \(or Infinity\), got the string "5000"/,
+    );
     try {
       make({})();
     } catch (error) {

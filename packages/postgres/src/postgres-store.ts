@@ -1,5 +1,5 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
-import { withTimeout } from '@sms-webhooks/core/store';
+import { describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import {
   fromPg,
   fromPostgresJs,
@@ -88,16 +88,26 @@ function fail(message: string): never {
   throw new PostgresStoreError('ERR_SMS_POSTGRES_OPTIONS', message);
 }
 
-function positive(name: string, value: unknown, allowInfinity = false): number {
-  if (
-    typeof value !== 'number' ||
-    Number.isNaN(value) ||
-    value <= 0 ||
-    (!allowInfinity && !Number.isFinite(value))
-  ) {
-    fail(`${name} must be a positive number${allowInfinity ? ' (or Infinity)' : ''}, got ${String(value)}.`);
+const OWNER = '@sms-webhooks/postgres';
+
+/** core's positiveOption (Infinity only where it says so), thrown as a PostgresStoreError like every option mistake here. */
+function positive(
+  name: string,
+  value: unknown,
+  fallback: number,
+  rules: { integer?: boolean; unit?: string; infinity?: boolean },
+): number {
+  if (rules.infinity && value === Number.POSITIVE_INFINITY) return value;
+  try {
+    return positiveOption(name, value, fallback, {
+      owner: OWNER,
+      integer: rules.integer,
+      unit: rules.infinity ? `${rules.unit} (or Infinity)` : rules.unit,
+      code: 'ERR_SMS_POSTGRES_OPTIONS',
+    });
+  } catch (error) {
+    fail((error as Error).message.slice(OWNER.length + 2));
   }
-  return value;
 }
 
 /** Durations go to SQL as whole milliseconds, rounded up so a lease is never shorter than asked. */
@@ -157,16 +167,23 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     } = options;
     this.#sql = statements(table);
     this.table = table;
-    this.statementTimeoutMs = positive('statementTimeoutMs', statementTimeoutMs, true);
-    this.retainMs = positive('retainMs', retainMs);
+    this.statementTimeoutMs = positive(
+      'statementTimeoutMs',
+      statementTimeoutMs,
+      DEFAULT_STATEMENT_TIMEOUT_MS,
+      {
+        unit: 'ms',
+        infinity: true,
+      },
+    );
+    this.retainMs = positive('retainMs', retainMs, DEFAULT_RETAIN_MS, { unit: 'ms' });
     if (typeof sweepIntervalMs !== 'number' || !(sweepIntervalMs >= 0)) {
-      fail(`sweepIntervalMs must be 0 (off) or a positive number of ms, got ${String(sweepIntervalMs)}.`);
+      fail(
+        `\`sweepIntervalMs\` must be 0 (off) or a positive number of ms, got ${describeValue(sweepIntervalMs)}.`,
+      );
     }
     this.sweepIntervalMs = sweepIntervalMs;
-    if (!Number.isInteger(sweepBatch) || sweepBatch < 1) {
-      fail(`sweepBatch must be a positive integer, got ${String(sweepBatch)}.`);
-    }
-    this.sweepBatch = sweepBatch;
+    this.sweepBatch = positive('sweepBatch', sweepBatch, DEFAULT_SWEEP_BATCH, { integer: true });
     if (prepare !== undefined && typeof prepare !== 'boolean') fail('prepare must be true or false.');
     this.#prepare = prepare;
 
