@@ -4,6 +4,7 @@ import type PgBoss from 'pg-boss';
 import { PgBossHandOffError } from './errors.js';
 import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
+import { positiveInteger } from './option-checks.js';
 import { recordCompletion } from './record-completion.js';
 
 export type WebhookJob = PgBoss.JobWithMetadata<WebhookJobData>;
@@ -62,13 +63,7 @@ export async function createWorker(
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
   const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
-  const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new PgBossHandOffError(
-      'ERR_SMS_PGBOSS_OPTIONS',
-      `\`concurrency\` must be a positive integer, got ${String(concurrency)}.`,
-    );
-  }
+  const concurrency = positiveInteger('concurrency', options.concurrency, 1);
   const queue = options.queue ?? DEFAULT_QUEUE_NAME;
   const running = new Set<Promise<unknown>>();
 

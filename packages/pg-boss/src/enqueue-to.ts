@@ -5,6 +5,7 @@ import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';
 import { DEFAULT_QUEUE_NAME, toJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
+import { positiveInteger, wholeNumber } from './option-checks.js';
 import { checkStore, type HandOffStore } from './store.js';
 import { transactionDb } from './transaction-db.js';
 
@@ -37,17 +38,6 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Sender = Pick<PgBoss, 'send' | 'getJobById'>;
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new PgBossHandOffError(
-      'ERR_SMS_PGBOSS_OPTIONS',
-      `\`${name}\` must be an integer of at least ${min}, got ${String(value)}.`,
-    );
-  }
-  return value;
-}
-
 /**
  * A receiver `dispatch` that commits the event's job and its dedupe claim in one PostgreSQL transaction:
  * `createReceiver({ secret, store, dispatch: enqueueTo(boss, { store }) })`. In that transaction the claim
@@ -67,14 +57,14 @@ export function enqueueTo(boss: Sender, options: EnqueueOptions): Dispatch {
   const sql = dedupeStatements(store.table);
   const queue = options.queue ?? DEFAULT_QUEUE_NAME;
   const attempts = positiveInteger('attempts', options.attempts, 8);
-  const holdMs = positiveInteger('holdMs', options.holdMs, DAY_MS);
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000);
+  const holdMs = positiveInteger('holdMs', options.holdMs, DAY_MS, 'ms');
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000, 'ms');
   const base: PgBoss.SendOptions = {
     ...options.sendOptions,
     retryLimit: attempts - 1,
-    retryDelay: positiveInteger('retryDelaySeconds', options.retryDelaySeconds, 2, 0),
+    retryDelay: wholeNumber('retryDelaySeconds', options.retryDelaySeconds, 2, 'seconds'),
     retryBackoff: options.retryBackoff ?? true,
-    expireInSeconds: positiveInteger('expireInSeconds', options.expireInSeconds, 900),
+    expireInSeconds: positiveInteger('expireInSeconds', options.expireInSeconds, 900, 'seconds'),
   };
 
   return async (dispatched) => {

@@ -161,5 +161,20 @@ describe('enqueueTo: the claim and the job in one transaction', () => {
     );
     expect(() => enqueueTo(boss, { store, attempts: 0 })).toThrow(/attempts/);
     expect(() => enqueueTo({} as never, { store })).toThrow(/started PgBoss/);
+    // From an environment variable: the message names the type, not just `got 5000`.
+    expect(() => enqueueTo(boss, { store, timeoutMs: '5000' as never })).toThrow(
+      expect.objectContaining({
+        name: 'PgBossHandOffError',
+        code: 'ERR_SMS_PGBOSS_OPTIONS',
+        message:
+          '@sms-webhooks/pg-boss: `timeoutMs` must be a positive integer of ms, got the string "5000".',
+      }),
+    );
+    expect(() => enqueueTo(boss, { store, retryDelaySeconds: -1 })).toThrow(
+      /`retryDelaySeconds` must be 0 or a positive integer of seconds, got -1\./,
+    );
+    await expect(createWorker({}, boss, { concurrency: '4' as never })).rejects.toThrow(
+      /`concurrency` must be a positive integer, got the string "4"/,
+    );
   });
 });
