@@ -99,7 +99,7 @@ describe('enqueueTo: the claim and the job in one transaction', () => {
     // The claim is kept while the transaction may still commit.
     expect((await claimRow(d.event.id))?.state).toBe('in-flight');
     const { rows } = await pool.query(
-      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query LIKE '%INSERT INTO pgboss.job%' AND state = 'active' AND pid <> pg_backend_pid()",
+      "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%INSERT INTO pgboss.job%' AND state = 'active' AND pid <> pg_backend_pid()",
     );
     expect(rows.length).toBe(1);
     await waitFor(async () => (await claimRow(d.event.id)) === undefined, 'the claim to be released');
