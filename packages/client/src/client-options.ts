@@ -1,3 +1,5 @@
+import { describeValue, numberOption, optionError } from './option-checks.js';
+
 export interface ClientOptions {
   /** `sk_live_…` or `sk_test_…`. Sent only to the token exchange, never with other requests. */
   apiKey: string;
@@ -25,11 +27,11 @@ export interface ClientOptions {
 /** Spec section 8: the token lifetime. A margin this long or longer would refresh on every call. */
 const TOKEN_LIFETIME_MS = 48 * 3_600_000;
 
-function checkRefreshMargin(value: number | undefined): number {
+function checkRefreshMargin(value: unknown): number {
   if (value === undefined) return 5 * 60_000;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= TOKEN_LIFETIME_MS) {
-    throw new TypeError(
-      `@sms-webhooks/client: refreshMarginMs must be a number of ms from 0 to below the 48 h token lifetime (${TOKEN_LIFETIME_MS}), got ${String(value)}.`,
+    throw optionError(
+      `refreshMarginMs must be a number of ms from 0 to below the 48 h token lifetime (${TOKEN_LIFETIME_MS}), got ${describeValue(value)}.`,
     );
   }
   return value;
@@ -63,9 +65,9 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,
     refreshMarginMs: checkRefreshMargin(options.refreshMarginMs),
-    maxRetries: options.maxRetries ?? 2,
-    maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
-    timeoutMs: options.timeoutMs ?? 30_000,
+    maxRetries: numberOption('maxRetries', options.maxRetries, 2, { min: 0, integer: true }),
+    maxRetryWaitMs: numberOption('maxRetryWaitMs', options.maxRetryWaitMs, 60_000, { min: 0, unit: 'ms' }),
+    timeoutMs: numberOption('timeoutMs', options.timeoutMs, 30_000, { min: 1, unit: 'ms' }),
     allowInsecureLoopback: options.allowInsecureLoopback ?? false,
     now: options.now ?? Date.now,
   };

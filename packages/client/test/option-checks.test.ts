@@ -1,0 +1,41 @@
+import { createClient } from '@sms-webhooks/client';
+import { describeValue as coreDescribeValue, positiveOption } from '@sms-webhooks/core/store';
+import { describe, expect, it } from 'vitest';
+import { describeValue } from '../src/option-checks.js';
+
+const base = { apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:1' };
+
+describe('the client option checks', () => {
+  // An option read from an environment variable arrives as a string: the message names its type.
+  it('names the type of a string given for a number option', () => {
+    expect(() => createClient({ ...base, timeoutMs: '30000' as never })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: '@sms-webhooks/client: `timeoutMs` must be a positive number of ms, got the string "30000".',
+      }),
+    );
+    expect(() => createClient({ ...base, maxRetries: '2' as never })).toThrow(
+      /`maxRetries` must be 0 or a positive integer, got the string "2"\./,
+    );
+    expect(() => createClient({ ...base, maxRetryWaitMs: -1 })).toThrow(/`maxRetryWaitMs`.* got -1\./);
+    expect(() => createClient({ ...base, refreshMarginMs: '60000' as never })).toThrow(
+      /refreshMarginMs must be .* got the string "60000"\./,
+    );
+    expect(() => createClient({ ...base, maxRetries: 0, maxRetryWaitMs: 0, timeoutMs: 1 })).not.toThrow();
+  });
+
+  // The client has no dependencies, so it mirrors core's checks: same value, same words.
+  it('describes a value as core does', () => {
+    const values = [5000, Number.NaN, '5000', 'x'.repeat(50), 5n, true, null, undefined, [], {}, () => 1];
+    for (const value of values) expect(describeValue(value)).toBe(coreDescribeValue(value));
+    expect(() => createClient({ ...base, timeoutMs: '1' as never })).toThrow(
+      (() => {
+        try {
+          positiveOption('timeoutMs', '1', 1, { owner: '@sms-webhooks/client', unit: 'ms' });
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })(),
+    );
+  });
+});
