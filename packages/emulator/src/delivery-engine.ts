@@ -229,7 +229,7 @@ export class DeliveryEngine {
       record.next_attempt_at = new Date(now + waitMs).toISOString();
       this.schedule(job, waitMs);
     }
-    this.report(job, delivered, result.responseBody, startedAt, durationMs);
+    this.report(job, delivered, result.responseBody, startedAt, durationMs, headers);
     this.notifyIfIdle();
   }
 
@@ -248,6 +248,7 @@ export class DeliveryEngine {
     responseBody: string,
     startedAt: number,
     durationMs: number,
+    requestHeaders: Record<string, string>,
   ): void {
     const hooks = [this.options.onAttempt, ...this.listeners];
     const { record, entry } = job;
@@ -264,6 +265,8 @@ export class DeliveryEngine {
       nextAttemptAt: record.next_attempt_at === null ? null : Date.parse(record.next_attempt_at),
       startedAt,
       durationMs,
+      requestHeaders,
+      requestBody: job.body,
     };
     for (const hook of hooks) {
       try {

@@ -83,6 +83,10 @@ export interface AttemptReport {
   delivered: boolean;
   /** The first 200 characters of the receiver's answer ('' when there was none). */
   responseBody: string;
+  /** The request's headers as sent (signature included: it is no secret, and fresh for each attempt). */
+  requestHeaders: Record<string, string>;
+  /** The request body, the same bytes on every attempt of an event. */
+  requestBody: string;
   /** Epoch ms of the next attempt, or null when none is scheduled. */
   nextAttemptAt: number | null;
   /** Epoch ms (the emulator's clock) when the attempt started. */

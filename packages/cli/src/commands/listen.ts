@@ -7,11 +7,14 @@ import { processSignal, untilAborted } from '../abort-signal.js';
 import { attemptJson, attemptLine, hintPrinter } from '../attempt-line.js';
 import { CliError } from '../cli-error.js';
 import { apiBaseOf, unreachable } from '../emulator-api.js';
+import { type Inspector, startInspector } from '../inspector/inspector-server.js';
+import { InspectorState } from '../inspector/inspector-state.js';
 import type { CliIo } from '../io.js';
 import { HistoryWriter, type TakenUp, takeUp } from '../listen-history.js';
 import { absoluteUrl, eventTypeList, integer, webhookSecret } from '../options.js';
 import { newWebhookSecret, readState, statePath, writeState } from '../state-file.js';
 import { timeScaleOption } from './time-scale-option.js';
+import { scenario } from './trigger.js';
 
 interface ListenOptions {
   forwardTo: URL;
@@ -23,6 +26,8 @@ interface ListenOptions {
   timeScale: number;
   stateFile?: string;
   json?: boolean;
+  ui?: boolean;
+  uiPort: number;
 }
 
 /** The API key `listen --api-base` registers with; any sk_test_ key works on an emulator. */
@@ -73,6 +78,37 @@ function ready(
   );
 }
 
+/** `--ui`: the inspector page, on loopback, acting on the emulator at `apiBase`. */
+async function openInspector(
+  io: CliIo,
+  options: ListenOptions,
+  state: InspectorState,
+  apiBase: string,
+  events: readonly string[],
+): Promise<Inspector> {
+  let inspector: Inspector;
+  try {
+    inspector = await startInspector({
+      state,
+      apiBase,
+      events,
+      scenario: (type) => scenario(type as EventType),
+      port: options.uiPort,
+    });
+  } catch (error) {
+    throw new CliError(
+      `cannot start the inspector on 127.0.0.1:${options.uiPort}: ${(error as Error).message}. Pick another --ui-port (0 for any free one).`,
+      { code: 'listen_failed' },
+    );
+  }
+  io.stdout(
+    options.json
+      ? `${JSON.stringify({ inspector: inspector.url })}\n`
+      : `Inspector: ${inspector.url} (every delivery, live; resend and trigger buttons)\n`,
+  );
+  return inspector;
+}
+
 const clockTime = (ms: number) => new Date(ms).toTimeString().slice(0, 8);
 
 /** What the last run left: said once, so a restart never drops a retry without a word. */
@@ -101,10 +137,16 @@ function printTakenUp(io: CliIo, options: ListenOptions, t: TakenUp): void {
   }
 }
 
-function printer(io: CliIo, options: ListenOptions, webhookId: () => string | undefined) {
+function printer(
+  io: CliIo,
+  options: ListenOptions,
+  webhookId: () => string | undefined,
+  inspected?: InspectorState,
+) {
   const hint = hintPrinter();
   return (report: AttemptReport) => {
     if (report.webhookId !== webhookId()) return;
+    inspected?.record(report);
     if (options.json) return io.stdout(`${attemptJson(report)}\n`);
     const extra = hint(report);
     io.stdout(`${attemptLine(report)}\n${extra === undefined ? '' : `${extra}\n`}`);
@@ -121,7 +163,9 @@ async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSi
   let webhookId: string | undefined;
   let writer: HistoryWriter | undefined;
   const apiKey = privateApiKey();
-  const print = printer(io, options, () => webhookId);
+  const inspected = options.ui ? new InspectorState(options.timeScale) : undefined;
+  let inspector: Inspector | undefined;
+  const print = printer(io, options, () => webhookId, inspected);
   const emulator = createEmulator({
     port: options.port,
     host: options.host,
@@ -156,6 +200,7 @@ async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSi
       ? `started here; the secret is kept in ${keptIn}`
       : 'started here; the secret from --secret';
     ready(io, options, apiBase, webhook, origin);
+    if (inspected) inspector = await openInspector(io, options, inspected, apiBase, webhook.events);
     printTakenUp(io, options, takeUp(await readState(path), emulator, webhook.id, webhook.events));
     writer = new HistoryWriter(
       path,
@@ -167,6 +212,7 @@ async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSi
     // Before the emulator closes: its scheduled retries are part of what is written.
     await writer.save();
   } finally {
+    await inspector?.close();
     await emulator.close();
   }
 }
@@ -226,6 +272,7 @@ async function attachAndListen(io: CliIo, options: ListenOptions, signal: AbortS
   }
   let client: Client | undefined;
   let webhook: WebhookOut | undefined;
+  let inspector: Inspector | undefined;
   try {
     client = createClient({ apiKey: apiKeyOf(io), baseUrl: apiBase, allowInsecureLoopback: true });
     webhook = await client.createWebhook({
@@ -245,12 +292,15 @@ async function attachAndListen(io: CliIo, options: ListenOptions, signal: AbortS
       webhook,
       'attached; it decides the secret, fixed with `emulator --webhook-secret`',
     );
-    const print = printer(io, options, () => webhook?.id);
+    const inspected = options.ui ? new InspectorState(options.timeScale) : undefined;
+    if (inspected) inspector = await openInspector(io, options, inspected, apiBase, webhook.events);
+    const print = printer(io, options, () => webhook?.id, inspected);
     for await (const line of stream) print(line as unknown as AttemptReport);
     if (!signal.aborted) {
       throw new CliError(`the emulator at ${apiBase} stopped.`, { code: 'emulator_stopped' });
     }
   } finally {
+    await inspector?.close();
     stop.abort();
     signal.removeEventListener('abort', onAbort);
     if (client && webhook) await client.deleteWebhook(webhook.id).catch(() => undefined);
@@ -279,6 +329,13 @@ export function registerListen(program: Command, io: CliIo): void {
       'where the secret is kept (default ~/.local/state/sms-webhooks/state.json)',
     )
     .option('--json', 'print the ready line and each delivery attempt as JSON lines')
+    .option('--ui', 'also serve the inspector: a page showing every delivery live, with resend and trigger')
+    .option(
+      '--ui-port <port>',
+      'port of the inspector page on 127.0.0.1',
+      integer('--ui-port', 0, 65_535),
+      4011,
+    )
     .addHelpText(
       'after',
       '\nExample:\n  sms-webhooks listen --forward-to http://localhost:3000/webhooks/sms --time-scale 1/60\n  # then start your app with the printed SMS_WEBHOOK_SECRET, and in another shell:\n  sms-webhooks trigger message.delivered',

@@ -30,7 +30,10 @@ function phone(value: string, previous: string[] = []): string[] {
 }
 
 /** The service-side scenario that emits each type: a send and what follows it, or a test event. */
-function scenario(type: EventType, options: TriggerOptions): { path: string; body: Record<string, unknown> } {
+export function scenario(
+  type: EventType,
+  options: TriggerOptions = {},
+): { path: string; body: Record<string, unknown> } {
   if (type === 'webhook.test') return { path: '/_emulator/events', body: { type } };
   const to = options.to ?? [DEFAULT_TO];
   const body: Record<string, unknown> = { to };
