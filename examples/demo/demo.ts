@@ -23,7 +23,7 @@ function describeAttempt(a: AttemptReport): string {
     ? 'delivered'
     : a.nextAttemptAt === null
       ? 'failed for good'
-      : `retry in ${Math.round(a.nextAttemptAt - Date.now())} ms (1 min × ${TIME_SCALE.toFixed(5)})`;
+      : `retry in ${Math.round(a.nextAttemptAt - Date.now())} ms (the service waits 1 min; the demo runs ${Math.round(1 / TIME_SCALE)}× faster)`;
   return `  service → ${a.eventType.padEnd(17)} ${short(a.eventId)} attempt ${a.attempt}: HTTP ${a.statusCode ?? '-'} ${outcome}`;
 }
 
@@ -110,6 +110,10 @@ async function main(): Promise<void> {
   step('6. Delivery records (GET /v1/webhooks/{id}/deliveries), oldest first');
   const final = (await client.listDeliveries(webhook.id)).data.reverse();
   // `status` stays `pending` even after a 200 (as the spec shows); the outcome comes from the fields.
+  out('  outcome: read from delivered_at and next_attempt_at (deliveryOutcome from @sms-webhooks/client)');
+  out("  status:  the record's own field, `pending` on every row: the service shows `pending` even after");
+  out('           a 200 and `failed` only once the retries are used up, so do not read success from it');
+  out('');
   out('  event type         event id       outcome    status   attempts  last code');
   for (const d of final) {
     out(

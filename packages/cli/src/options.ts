@@ -1,5 +1,6 @@
 import { EVENT_TYPES, type EventType, isKnownEventType } from '@sms-webhooks/core';
 import { InvalidArgumentError } from 'commander';
+import { closestName } from './closest-name.js';
 
 export function integer(name: string, min: number, max: number) {
   return (value: string): number => {
@@ -23,7 +24,10 @@ export function positiveNumber(name: string) {
 
 export function eventType(value: string): EventType {
   if (!isKnownEventType(value)) {
-    throw new InvalidArgumentError(`unknown event type; use one of ${EVENT_TYPES.join(', ')}.`);
+    const close = closestName(value, EVENT_TYPES);
+    throw new InvalidArgumentError(
+      `unknown event type${close ? `; did you mean ${close}?` : '.'} Use one of ${EVENT_TYPES.join(', ')}.`,
+    );
   }
   return value;
 }
