@@ -14,11 +14,17 @@ describe('pnpm demo', () => {
     );
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     // The app failed one delivery on purpose, the emulator retried it with attempt 2 and it went through.
-    expect(stdout).toMatch(/message\.delivered evt_\w+… attempt 1: HTTP 500 retry in/);
+    expect(stdout).toMatch(
+      /message\.delivered evt_\w+… attempt 1: HTTP 500 retry in \d+ ms \(the service waits 1 min; the demo runs 600× faster\)/,
+    );
     expect(stdout).toMatch(/message\.delivered evt_\w+… attempt 2: HTTP 200 delivered/);
     expect(stdout).toContain('the app answered: {"received":true,"duplicate":true}');
     expect(stdout).toContain('handlers ran for the duplicate: no');
     expect(stdout).toMatch(/message\.delivered {2}evt_\w+… {2}delivered {2}pending {2}2 {9}200/);
+    // The table says why every row reads `pending`.
+    expect(stdout).toContain(
+      "status:  the record's own field, `pending` on every row: the service shows `pending`",
+    );
     expect(stdout).toMatch(
       /webhook\.test ×1, message\.sent ×3, message\.delivered ×3, message\.failed ×1, message\.replied ×1, sms\.completed ×1/,
     );
