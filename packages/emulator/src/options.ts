@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '@sms-webhooks/core';
 export interface RateLimitOptions {
   /** Requests allowed per window, per credential (API key on the token route, workspace elsewhere). */
   limit: number;
@@ -9,21 +10,9 @@ export interface RateLimitOptions {
  * `VirtualClock` from `@sms-webhooks/core/testing` in a test). `track`, when the clock has it, is handed
  * each delivery attempt, so `VirtualClock.advance` waits for it before firing the next timer.
  */
-export interface EmulatorClock {
-  now(): number;
-  setTimer(fn: () => void, ms: number): () => void;
+export interface EmulatorClock extends Clock {
   track?(work: Promise<unknown>): void;
 }
-
-/** The real clock: `Date.now`, and timers that do not keep the process alive. */
-export const realClock: EmulatorClock = {
-  now: () => Date.now(),
-  setTimer(fn, ms) {
-    const timer = setTimeout(fn, ms);
-    timer.unref();
-    return () => clearTimeout(timer);
-  },
-};
 
 export interface EmulatorOptions {
   /** Default 0: a free port. */
@@ -172,14 +161,9 @@ function clockOf(options: EmulatorOptions): { now: () => number; clock: Emulator
       throw new TypeError('@sms-webhooks/emulator: now must be a function returning epoch milliseconds.');
     }
     // `now` alone moves token expiry and record times; deliveries are still signed at the real time.
-    return { now: now ?? Date.now, clock: realClock };
+    return { now: now ?? Date.now, clock: systemClock };
   }
-  if (
-    clock === null ||
-    typeof clock !== 'object' ||
-    typeof clock.now !== 'function' ||
-    typeof clock.setTimer !== 'function'
-  ) {
+  if (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function') {
     throw new TypeError(
       "@sms-webhooks/emulator: clock must have now() and setTimer(fn, ms), like core's systemClock or VirtualClock from @sms-webhooks/core/testing.",
     );

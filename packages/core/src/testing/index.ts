@@ -11,4 +11,4 @@ export {
   type StoreFactory,
 } from './dedupe-store-contract.js';
 export { resolveTestApi, type TestApi } from './test-api.js';
-export { type ClockLike, type Duration, durationMs, VirtualClock } from './virtual-clock.js';
+export { type Duration, durationMs, VirtualClock } from './virtual-clock.js';

@@ -1,11 +1,4 @@
-/**
- * The shape of core's `Clock` (milliseconds since the epoch, and a one-shot timer that returns its
- * cancel function), written out here so this file stands alone; `VirtualClock` is assignable to it.
- */
-export interface ClockLike {
-  now(): number;
-  setTimer(fn: () => void, ms: number): () => void;
-}
+import type { Clock } from '../verify/clock.js';
 
 /** `250` (ms), `'250ms'`, `'30s'`, `'30m'`, `'1h'`, `'2d'`. */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;
@@ -45,7 +38,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * handed to `track(promise)`: `advance` waits for tracked work before each timer and before it returns
  * (the emulator tracks each delivery attempt), so the next retry is already scheduled when it looks.
  */
-export class VirtualClock implements ClockLike {
+export class VirtualClock implements Clock {
   #now: number;
   #seq = 0;
   readonly #timers = new Set<Timer>();
