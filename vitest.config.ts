@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url));
+const helpers = fileURLToPath(new URL('./test/helpers/', import.meta.url));
 
 // Tests run against the TypeScript sources, not dist/, so no build is needed before `vitest`.
 export default defineConfig({
@@ -12,6 +13,9 @@ export default defineConfig({
         find: /^@sms-webhooks\/core\/(store|queue|instrumentation)$/,
         replacement: `${packages}core/src/$1.ts`,
       },
+      // The tests' shared helpers: a private workspace package in test/helpers, not under packages/.
+      { find: /^@sms-webhooks\/test-helpers$/, replacement: `${helpers}index.ts` },
+      { find: /^@sms-webhooks\/test-helpers\/([a-z-]+)$/, replacement: `${helpers}$1.ts` },
       { find: /^@sms-webhooks\/([a-z-]+)$/, replacement: `${packages}$1/src/index.ts` },
     ],
   },

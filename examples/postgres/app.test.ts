@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createDatabase, type TestDatabase } from '../../test/postgres/db.js';
 import { createApp, migrate } from './app.js';
 
 const secret = 'whsec_examplepostgres0123456789abcde';

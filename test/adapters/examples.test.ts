@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { listen } from '@sms-webhooks/test-helpers';
 import { createApp as createExpressApp } from '../../examples/express/app.js';
 import { createApp as createFastifyApp } from '../../examples/fastify/app.js';
 import { createApp as createKoaApp } from '../../examples/koa/app.js';
-import { listen } from '../helpers/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const secret = 'whsec_examples0123456789abcdef012345';

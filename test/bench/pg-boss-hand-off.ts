@@ -4,8 +4,8 @@
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { enqueueTo } from '@sms-webhooks/pg-boss';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import { createDatabase, pgPool } from '@sms-webhooks/test-helpers/postgres-db';
 import PgBoss from 'pg-boss';
-import { createDatabase, pgPool } from '../postgres/db.js';
 
 const quick = process.argv.includes('--quick');
 const ROUNDS = quick ? 3 : 7;

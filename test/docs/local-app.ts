@@ -1,4 +1,4 @@
-import { type RecordingApp, recordingApp } from '../helpers/recording-app.js';
+import { type RecordingApp, recordingApp } from '@sms-webhooks/test-helpers/recording-app';
 
 export type LocalApp = RecordingApp;
 

@@ -3,10 +3,16 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createReceiver, createTestDelivery, type HandlerContext } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import {
+  createDatabase,
+  pgPool,
+  postgresJs,
+  secret,
+  type TestDatabase,
+} from '@sms-webhooks/test-helpers/postgres-db';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import type postgres from 'postgres';
-import { createDatabase, pgPool, postgresJs, secret, type TestDatabase } from '../postgres/db.js';
 import { codeBlocks } from './markdown-blocks.js';
 import { root } from './run-blocks.js';
 

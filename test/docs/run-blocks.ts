@@ -3,8 +3,8 @@ import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } 
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
 import ts from 'typescript';
-import { collectOutput, type Finished } from '../helpers/collect-output.js';
 import type { CodeBlock, Runtime } from './markdown-blocks.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));

@@ -3,6 +3,7 @@ import type { Receiver } from '@sms-webhooks/core';
 import { webhookMiddleware } from '@sms-webhooks/express';
 import webhookPlugin from '@sms-webhooks/fastify';
 import { webhookMiddleware as koaWebhookMiddleware } from '@sms-webhooks/koa';
+import { nodeListener } from '@sms-webhooks/test-helpers/node-bridge';
 import { webhookHandler } from '@sms-webhooks/web';
 import express from 'express';
 import express4 from 'express4';
@@ -11,7 +12,6 @@ import fastify4 from 'fastify4';
 import { Hono } from 'hono';
 import Koa from 'koa';
 import Koa2 from 'koa2';
-import { nodeListener } from '../helpers/node-bridge.js';
 import { listen, nodeHttpServer, type Target } from './targets.js';
 
 type Start = (receiver: Receiver) => Promise<Target>;

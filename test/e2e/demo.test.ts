@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { collectOutput } from '../helpers/collect-output.js';
+import { collectOutput } from '@sms-webhooks/test-helpers/collect-output';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { freePort } from '@sms-webhooks/test-helpers/free-port';
 import { cli, type Running, root, start } from '../../packages/cli/test/spawn-cli.js';
-import { freePort } from '../helpers/free-port.js';
 
 // Issue 16's "done when": `sms-webhooks listen --forward-to …` in one shell, the app in another; either
 // restarts without re-pasting a secret, and deliveries and retries stream in listen's output.

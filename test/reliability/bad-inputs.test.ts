@@ -1,6 +1,6 @@
 import { type AnyWebhookEvent, createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
+import { captureLogger } from '@sms-webhooks/test-helpers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureLogger } from '../helpers/index.js';
 import { ADAPTERS, PATH, type RunningServer } from './helpers/adapter-servers.js';
 import {
   BAD_INPUTS,

@@ -1,8 +1,8 @@
 import { createTestDelivery } from '@sms-webhooks/core';
+import { sleep } from '@sms-webhooks/test-helpers';
+import { ping, type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sleep } from '../helpers/index.js';
-import { ping, type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { buildSends, type Cluster, newTally, reconcile, startCluster } from './helpers/cluster.js';
 import { findLeaks, signaturesOf } from './helpers/log-leaks.js';
 import { runPool } from './helpers/pool.js';

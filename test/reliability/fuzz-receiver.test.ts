@@ -1,7 +1,7 @@
 import { type AnyWebhookEvent, createReceiver } from '@sms-webhooks/core';
+import { captureLogger } from '@sms-webhooks/test-helpers';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { captureLogger } from '../helpers/index.js';
 import {
   bodyArb,
   bodyBytes,

@@ -7,8 +7,8 @@
  * event once.
  */
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
+import { deferred, sleep } from '@sms-webhooks/test-helpers';
 import { expect, it } from 'vitest';
-import { deferred, sleep } from '../helpers/index.js';
 
 const secret = 'whsec_leaserenewal0123456789abcdefgh';
 // Renewed every third of it (667 ms), a 2 s lease outlives an event loop held up for a second on a

@@ -1,5 +1,5 @@
+import { startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer } from '../helpers/redis-server.js';
 import { buildSends, type Cluster, newTally, reconcile, startCluster } from './helpers/cluster.js';
 import { findLeaks, signaturesOf } from './helpers/log-leaks.js';
 import { runPool } from './helpers/pool.js';

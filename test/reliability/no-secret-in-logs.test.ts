@@ -5,8 +5,8 @@ import {
   type ReceiverResponse,
   verifyWebhook,
 } from '@sms-webhooks/core';
+import { captureLogger } from '@sms-webhooks/test-helpers';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { captureLogger } from '../helpers/index.js';
 import { expectedSignature } from './helpers/arbitraries.js';
 
 const SECRET = 'whsec_R3l1ab1l1tyN0tInAnyL0g_5f2c9a';

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { freePort } from '@sms-webhooks/test-helpers/free-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/free-port.js';
 import { type NextServer, prepareNextApp, startNext } from './nextjs-app.js';
 
 // examples/nextjs, built once with `next build` and served by `next start`: its two route files,

@@ -2,11 +2,11 @@ import { enqueueTo as bullmqEnqueue, createWorker as bullmqWorker } from '@sms-w
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { createWorker as pgBossWorker } from '@sms-webhooks/pg-boss';
 import { RedisStore } from '@sms-webhooks/redis';
+import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { captureLogger, waitFor } from '../../../test/helpers/index.js';
-import { type RedisServer, startRedisServer } from '../../../test/helpers/redis-server.js';
 import { handOffReceiver, secret as pgBossSecret, useDatabase } from '../../pg-boss/test/set-up.js';
 import { runCli } from './helpers.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmulator } from '@sms-webhooks/emulator';
-import { freePort } from '../../../test/helpers/free-port.js';
-import { recordingApp } from '../../../test/helpers/recording-app.js';
+import { freePort } from '@sms-webhooks/test-helpers/free-port';
+import { recordingApp } from '@sms-webhooks/test-helpers/recording-app';
 import { startApp } from './receiving-app.js';
 import { cli, shell } from './spawn-cli.js';
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { collectOutput, type Finished } from '../../../test/helpers/collect-output.js';
+import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
 import { stateFile } from './helpers.js';
 
 export type { Finished };

@@ -1,5 +1,5 @@
 import { createClient } from '@sms-webhooks/client';
-import { freePort } from '../../../test/helpers/free-port.js';
+import { freePort } from '@sms-webhooks/test-helpers/free-port';
 import { retryAfterMs } from '../src/retry-after.js';
 import { closeEmulator, rejection, startEmulatorClient } from './emulator-client.js';
 

@@ -1,6 +1,6 @@
 import type { DedupeStore } from '@sms-webhooks/core';
 
-export { captureLogger, deferred, sleep } from '../../../test/helpers/index.js';
+export { captureLogger, deferred, sleep } from '@sms-webhooks/test-helpers';
 
 export const secret = 'whsec_c0ffee0123456789abcdef0123456789';
 

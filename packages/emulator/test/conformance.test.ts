@@ -1,5 +1,5 @@
 import { createEmulator } from '@sms-webhooks/emulator';
-import { recordingApp } from '../../../test/helpers/recording-app.js';
+import { recordingApp } from '@sms-webhooks/test-helpers/recording-app';
 import { emulatorWithApp } from './emulator-with-app.js';
 import { closeAll, startEmulator } from './helpers.js';
 

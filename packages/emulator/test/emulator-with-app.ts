@@ -1,4 +1,4 @@
-import { type RecordingApp, recordingApp } from '../../../test/helpers/recording-app.js';
+import { type RecordingApp, recordingApp } from '@sms-webhooks/test-helpers/recording-app';
 import { type Harness, startEmulator } from './helpers.js';
 
 /** An emulator on loopback with one webhook for `events`, pointing at a fresh recording app. */

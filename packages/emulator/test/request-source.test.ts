@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
-import { type RecordingApp, recordingApp } from '../../../test/helpers/recording-app.js';
+import { type RecordingApp, recordingApp } from '@sms-webhooks/test-helpers/recording-app';
 
 // Issue 14, point 6: a web page the developer visits must not be able to drive the emulator, which signs
 // real deliveries to their app. Before the fix, each refusal below was a 202 (or 200) and a delivery.

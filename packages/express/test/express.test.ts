@@ -2,10 +2,10 @@ import { createServer } from 'node:http';
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import { webhookMiddleware } from '@sms-webhooks/express';
+import { captureLogger, listen } from '@sms-webhooks/test-helpers';
 import express5, { type Response } from 'express';
 import express4 from 'express4';
 import request from 'supertest';
-import { captureLogger, listen } from '../../../test/helpers/index.js';
 
 const majors = [
   ['express 5', express5],

@@ -3,9 +3,9 @@ import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '@sms-webhooks/core/adapter';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import webhookPlugin from '@sms-webhooks/fastify';
+import { captureLogger, deferred } from '@sms-webhooks/test-helpers';
 import fastify5 from 'fastify';
 import fastify4 from 'fastify4';
-import { captureLogger, deferred } from '../../../test/helpers/index.js';
 import { validateOptions } from '../src/options.js';
 
 const secret = 'whsec_fastifyadapter0123456789abcdef';

@@ -4,10 +4,10 @@ import Router from '@koa/router';
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
 import { webhookMiddleware } from '@sms-webhooks/koa';
+import { captureLogger, listen } from '@sms-webhooks/test-helpers';
 import Koa3 from 'koa';
 import Koa2 from 'koa2';
 import request from 'supertest';
-import { captureLogger, listen } from '../../../test/helpers/index.js';
 
 const majors = [
   ['koa 3', Koa3],

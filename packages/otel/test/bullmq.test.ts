@@ -2,9 +2,9 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/bullmq';
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { ATTR, EVENT, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../../../test/helpers/redis-server.js';
 import { childrenOf, type Telemetry, telemetry } from './telemetry.js';
 
 const secret = 'whsec_otel_bullmq_tests_0123456789abcdef';

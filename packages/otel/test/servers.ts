@@ -4,11 +4,11 @@ import type { Receiver } from '@sms-webhooks/core';
 import { webhookMiddleware as expressMiddleware } from '@sms-webhooks/express';
 import webhookPlugin from '@sms-webhooks/fastify';
 import { webhookMiddleware as koaMiddleware } from '@sms-webhooks/koa';
+import { nodeListener } from '@sms-webhooks/test-helpers/node-bridge';
 import { webhookHandler } from '@sms-webhooks/web';
 import express from 'express';
 import Fastify from 'fastify';
 import Koa from 'koa';
-import { nodeListener } from '../../../test/helpers/node-bridge.js';
 
 export interface Running {
   url: string;

@@ -1,14 +1,14 @@
 import { createReceiver, type ReceiverOptions } from '@sms-webhooks/core';
 import { type EnqueueOptions, enqueueTo } from '@sms-webhooks/pg-boss';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import { captureLogger } from '@sms-webhooks/test-helpers';
+import { createDatabase, pgPool, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import type pg from 'pg';
 import PgBoss from 'pg-boss';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { captureLogger } from '../../../test/helpers/index.js';
-import { createDatabase, pgPool, type TestDatabase } from '../../../test/postgres/db.js';
 
-export { captureLogger, waitFor } from '../../../test/helpers/index.js';
-export { createDatabase, pgPool } from '../../../test/postgres/db.js';
+export { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
+export { createDatabase, pgPool } from '@sms-webhooks/test-helpers/postgres-db';
 
 export const secret = 'whsec_pgboss0123456789abcdef012345678';
 

@@ -1,9 +1,15 @@
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import {
+  createDatabase,
+  pgPool,
+  postgresJs,
+  secret,
+  type TestDatabase,
+} from '@sms-webhooks/test-helpers/postgres-db';
 import pg from 'pg';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, pgPool, postgresJs, secret, type TestDatabase } from '../../../test/postgres/db.js';
 
 const HOUR = 3_600_000;
 let db: TestDatabase;

@@ -1,8 +1,5 @@
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { migrate, migrationSql, PostgresStore } from '@sms-webhooks/postgres';
-import type pg from 'pg';
-import type postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CLIENTS,
   createDatabase,
@@ -10,7 +7,10 @@ import {
   postgresJs,
   secret,
   type TestDatabase,
-} from '../../../test/postgres/db.js';
+} from '@sms-webhooks/test-helpers/postgres-db';
+import type pg from 'pg';
+import type postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const HOUR = 3_600_000;
 let db: TestDatabase;

@@ -1,10 +1,10 @@
 import { RedisStore } from '@sms-webhooks/redis';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../../../test/helpers/redis-server.js';
-import { CLIENT_KINDS, type Connected, connect } from '../../../test/redis/clients.js';
-import { runPrefix } from '../../../test/redis/harness.js';
+import { CLIENT_KINDS, type Connected, connect } from './clients.js';
+import { runPrefix } from './harness.js';
 
 /** The error the constructor throws, or undefined. */
 function constructing(options: unknown): unknown {

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
+import { listen } from '@sms-webhooks/test-helpers';
+import { nodeListener } from '@sms-webhooks/test-helpers/node-bridge';
 import { webhookHandler } from '@sms-webhooks/web';
 import { Hono } from 'hono';
-import { listen } from '../../../test/helpers/index.js';
-import { nodeListener } from '../../../test/helpers/node-bridge.js';
 
 // A Web handler never sees the socket: closing it after an early 413 is the platform server's job.
 const web = { ownsConnection: false };

@@ -1,8 +1,8 @@
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
+import { captureLogger, deferred } from '@sms-webhooks/test-helpers';
 import { webhookHandler } from '@sms-webhooks/web';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { captureLogger, deferred } from '../../../test/helpers/index.js';
 import { chunkedStream, endlessStream, secret } from './helpers.js';
 
 const URL_ = 'http://localhost/webhooks';

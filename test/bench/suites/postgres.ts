@@ -1,11 +1,11 @@
 import { type DedupeStore, MemoryStore } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
 import { RedisStore } from '@sms-webhooks/redis';
+import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import postgres from 'postgres';
-import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
-import { createDatabase, type TestDatabase } from '../../postgres/db.js';
 import { forkTs, nextMessage, request } from '../lib/child.js';
 import { signedRequests } from '../lib/fixtures.js';
 import { type RunningServer, startLoadRunner, startServer, stopAll } from '../lib/http-harness.js';

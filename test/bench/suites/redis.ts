@@ -1,6 +1,6 @@
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
 import { CLAIM, COMPLETE, RELEASE } from '../../../packages/redis/src/scripts.js';
-import { type RedisServer, startRedisServer } from '../../helpers/redis-server.js';
 import { signedRequests } from '../lib/fixtures.js';
 import { type RunningServer, startLoadRunner, startServer, stopAll } from '../lib/http-harness.js';
 import { inRotation } from '../lib/in-rotation.js';

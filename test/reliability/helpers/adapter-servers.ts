@@ -5,6 +5,7 @@ import type { Receiver } from '@sms-webhooks/core';
 import { webhookMiddleware as expressMiddleware } from '@sms-webhooks/express';
 import webhookPlugin from '@sms-webhooks/fastify';
 import { webhookMiddleware as koaMiddleware } from '@sms-webhooks/koa';
+import { nodeListener } from '@sms-webhooks/test-helpers/node-bridge';
 import { webhookHandler } from '@sms-webhooks/web';
 import express from 'express';
 import express4 from 'express4';
@@ -12,7 +13,6 @@ import Fastify from 'fastify';
 import fastify4 from 'fastify4';
 import Koa from 'koa';
 import Koa2 from 'koa2';
-import { nodeListener } from '../../helpers/node-bridge.js';
 
 export const PATH = '/webhooks';
 

@@ -1,5 +1,5 @@
 import type { TestDelivery } from '@sms-webhooks/core';
-import { sleep } from '../../helpers/index.js';
+import { sleep } from '@sms-webhooks/test-helpers';
 import { countStatus, type Tally } from './cluster.js';
 import { MAX_ATTEMPTS, RETRY_WAITS_MS } from './retry-schedule.js';
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url));
 
 const live = new Set<ChildProcess>();

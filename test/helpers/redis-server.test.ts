@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ping, startRedisServer } from '../helpers/redis-server.js';
+import { ping, startRedisServer } from './redis-server.js';
 
 describe('test helper: startRedisServer', () => {
   it('starts, stops, restarts on the same port, and survives a kill', async () => {

@@ -1,7 +1,7 @@
 import { PostgresStore } from '@sms-webhooks/postgres';
+import { CLIENTS, createDatabase, pgPool, sleep } from '@sms-webhooks/test-helpers/postgres-db';
 import type pg from 'pg';
 import { type Cluster, startCluster } from './cluster.js';
-import { CLIENTS, createDatabase, pgPool, sleep } from './db.js';
 import { sendAll } from './send-all.js';
 import { deliveries, supervised } from './service.js';
 

@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { MAX_RAW_KEY_BYTES, migrate, migrationSql, PostgresStore } from '@sms-webhooks/postgres';
-import type pg from 'pg';
-import type postgres from 'postgres';
 import {
   CLIENTS,
   type ClientKind,
@@ -12,7 +10,9 @@ import {
   secret,
   sleep,
   type TestDatabase,
-} from './db.js';
+} from '@sms-webhooks/test-helpers/postgres-db';
+import type pg from 'pg';
+import type postgres from 'postgres';
 
 const HOUR = 3_600_000;
 let db: TestDatabase;
@@ -87,7 +87,7 @@ describe('options', () => {
 
 describe('migrate', () => {
   it('the shipped SQL file is migrationSql() for the default table', () => {
-    const file = readFileSync(new URL('../../packages/postgres/sql/migration.sql', import.meta.url), 'utf8');
+    const file = readFileSync(new URL('../sql/migration.sql', import.meta.url), 'utf8');
     expect(file.replace(/^--.*\n/gm, '')).toBe(migrationSql());
   });
 

@@ -1,5 +1,5 @@
 import { createReceiver, createTestDelivery, type DedupeStore, MemoryStore } from '@sms-webhooks/core';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { type Connected, connect } from './clients.js';
 import { captureLogger, counter, runPrefix, secret, send } from './harness.js';
 

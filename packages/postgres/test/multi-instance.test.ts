@@ -1,6 +1,6 @@
 import { PostgresStore } from '@sms-webhooks/postgres';
+import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import pg from 'pg';
-import { createDatabase, type TestDatabase } from './db.js';
 import { sendAll } from './send-all.js';
 import { deliveries, type Instance, startInstance } from './service.js';
 

@@ -1,9 +1,9 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import type { RedisStore } from '@sms-webhooks/redis';
+import { deferred, sleep } from '@sms-webhooks/test-helpers';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { deferred, sleep } from '../helpers/index.js';
 import { captureLogger, connectionOf, secret, useRedisServer, waitFor } from './helpers.js';
 import { queueSetUp } from './queue-set-up.js';
 import { spawnHangingWorker } from './worker-process.js';

@@ -1,5 +1,5 @@
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { type ClientKind, type Connected, connect } from './clients.js';
 import { captureLogger, counter, secret, send, sleep } from './harness.js';
 

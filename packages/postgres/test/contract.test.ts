@@ -1,8 +1,13 @@
 import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import {
+  createDatabase,
+  pgPool,
+  postgresJs,
+  type TestDatabase,
+} from '@sms-webhooks/test-helpers/postgres-db';
 import type pg from 'pg';
 import type postgres from 'postgres';
-import { createDatabase, pgPool, postgresJs, type TestDatabase } from './db.js';
 
 let db: TestDatabase;
 let pool: pg.Pool;

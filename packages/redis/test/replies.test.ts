@@ -1,7 +1,7 @@
 import { RedisStore } from '@sms-webhooks/redis';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
 import { createClient, RESP_TYPES } from 'redis';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { type Connected, connect } from './clients.js';
 import { runPrefix, sleep } from './harness.js';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReceiver } from '@sms-webhooks/core';
 import { RedisStore } from '@sms-webhooks/redis';
-import { CLAIM, COMPLETE, RELEASE, RENEW } from '../../packages/redis/src/scripts.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import { CLAIM, COMPLETE, RELEASE, RENEW } from '../src/scripts.js';
 import { type Connected, connect } from './clients.js';
 import { runPrefix } from './harness.js';
 

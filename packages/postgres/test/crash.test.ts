@@ -1,7 +1,13 @@
 import type { TestDelivery } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import {
+  CLIENTS,
+  type ClientKind,
+  createDatabase,
+  sleep,
+  type TestDatabase,
+} from '@sms-webhooks/test-helpers/postgres-db';
 import pg from 'pg';
-import { CLIENTS, type ClientKind, createDatabase, sleep, type TestDatabase } from './db.js';
 import { CRASH_POINTS, type CrashPoint } from './instance.js';
 import { deliver, deliveries, supervised } from './service.js';
 

@@ -1,6 +1,6 @@
 import { createReceiver, createTestDelivery, type DedupeStore } from '@sms-webhooks/core';
-import { deferred } from '../helpers/index.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { deferred } from '@sms-webhooks/test-helpers';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { type Connected, connect } from './clients.js';
 import { captureLogger, counter, runPrefix, secret, send, sleep } from './harness.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import postgres from 'postgres';
 
-export { sleep } from '../helpers/index.js';
+export { sleep } from './index.js';
 
 /**
  * The server the tests use: the machine's PostgreSQL (127.0.0.1:5432, trust auth) unless POSTGRES_URL

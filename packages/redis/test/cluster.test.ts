@@ -1,9 +1,9 @@
 import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { RedisStore } from '@sms-webhooks/redis';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Cluster, Redis } from 'ioredis';
 import { createCluster } from 'redis';
 import { createCluster as createClusterV4 } from 'redis4';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { sleep } from './harness.js';
 
 // A one-node Redis Cluster owning every slot: enough to prove the scripts are single-key and that each

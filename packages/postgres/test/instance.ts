@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { createReceiver } from '@sms-webhooks/core';
 import { webhookMiddleware } from '@sms-webhooks/express';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import { type ClientKind, pgPool, postgresJs, secret } from '@sms-webhooks/test-helpers/postgres-db';
 import express from 'express';
 import type pg from 'pg';
 import type postgres from 'postgres';
-import { type ClientKind, pgPool, postgresJs, secret } from './db.js';
 
 export const CRASH_POINTS = [
   'before-write',

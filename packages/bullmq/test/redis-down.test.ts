@@ -1,9 +1,9 @@
 import { createWorker } from '@sms-webhooks/bullmq';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 import { captureLogger, closer, connectionOf, redisStore, secret, waitFor } from './helpers.js';
 import { queueSetUp, workerReceiver } from './queue-set-up.js';
 

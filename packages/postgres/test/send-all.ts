@@ -1,5 +1,5 @@
 import type { TestDelivery } from '@sms-webhooks/core';
-import { sleep } from './db.js';
+import { sleep } from '@sms-webhooks/test-helpers/postgres-db';
 import { type Answer, deliver } from './service.js';
 
 export interface SendAllOptions<I extends { url: string }> {

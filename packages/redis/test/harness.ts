@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Receiver } from '@sms-webhooks/core';
 
-export { captureLogger, sleep } from '../helpers/index.js';
+export { captureLogger, sleep } from '@sms-webhooks/test-helpers';
 
 /**
  * A key prefix no earlier run used. Tests may share one server through REDIS_URL, and records outlive a

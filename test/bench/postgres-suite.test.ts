@@ -1,5 +1,5 @@
-import { TINY } from '../bench/profiles.js';
-import { runSuite, SUITE_IDS } from '../bench/suites/index.js';
+import { TINY } from './profiles.js';
+import { runSuite, SUITE_IDS } from './suites/index.js';
 
 // The postgres benchmark's own code on tiny inputs, as bench-smoke.test.ts does for the others: only
 // that it reports, and the one bar that does not depend on timing.

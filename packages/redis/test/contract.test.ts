@@ -1,6 +1,6 @@
 import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { RedisStore } from '@sms-webhooks/redis';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { CLIENT_KINDS, type Connected, connect } from './clients.js';
 import { runPrefix } from './harness.js';
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createTestDelivery, type TestDelivery } from '@sms-webhooks/core';
-import { secret } from './db.js';
+import { secret } from '@sms-webhooks/test-helpers/postgres-db';
 import type { InstanceConfig } from './instance.js';
 
 const INSTANCE = new URL('./instance.ts', import.meta.url);

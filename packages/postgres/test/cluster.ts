@@ -2,8 +2,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@sms-webhooks/test-helpers/free-port';
 import pg from 'pg';
-import { freePort } from '../helpers/free-port.js';
 
 /**
  * A throwaway PostgreSQL cluster (initdb in a temp dir, its own free port), for the tests that stop and

@@ -3,13 +3,13 @@ import { once } from 'node:events';
 import { type EnqueueOptions, enqueueTo } from '@sms-webhooks/bullmq';
 import { createReceiver, type DedupeStore, type ReceiverOptions } from '@sms-webhooks/core';
 import { RedisStore } from '@sms-webhooks/redis';
+import { captureLogger } from '@sms-webhooks/test-helpers';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { captureLogger } from '../helpers/index.js';
-import { type RedisServer, startRedisServer } from '../helpers/redis-server.js';
 
-export { captureLogger, waitFor } from '../helpers/index.js';
+export { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
 
 export const secret = 'whsec_bullmq0123456789abcdef01234567';
 
