@@ -212,6 +212,21 @@ export const READMES: ReadmeUnderTest[] = [
     }),
   ),
   {
+    path: 'packages/express/README.md',
+    sections: ['Google Cloud Functions and Firebase'],
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secretFor('cloud_functions') },
+        check(results) {
+          expect(outputOf(results, 'Google Cloud Functions and Firebase')).toMatch(
+            /^\+\d+ got msg_\w+\n200 \{"received":true\}\n$/,
+          );
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
     path: 'packages/otel/README.md',
     async setup() {
       return {

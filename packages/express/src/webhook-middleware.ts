@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Receiver } from '@sms-webhooks/core';
 import {
   createNodeHandler,
@@ -7,8 +8,14 @@ import {
   writeNodeResponse,
 } from '@sms-webhooks/core/adapter';
 
-/** What the middleware reads from Express's request: Node's message plus what body parsers leave on it. */
-export type WebhookRequest = IncomingMessage & { body?: unknown };
+/**
+ * What the middleware reads from Express's request: Node's message plus what body parsers leave on it,
+ * `body` (`express.raw()`'s bytes) and `rawBody` (the bytes Google Cloud Functions and Firebase keep after
+ * parsing, as does a `verify` callback that saves them). `rawBody` is left open: frameworks declare it on
+ * Node's message with types of their own (a Buffer, or @koa/bodyparser's string).
+ */
+export type WebhookRequest = Readable &
+  Pick<IncomingMessage, 'method' | 'headers'> & { body?: unknown; rawBody?: unknown };
 export type WebhookNext = (error?: unknown) => void;
 export type WebhookRequestHandler = (req: WebhookRequest, res: ServerResponse, next: WebhookNext) => void;
 
@@ -30,7 +37,7 @@ class ExpressExchange implements NodeExchange {
 
 /**
  * `app.post('/webhooks', webhookMiddleware(receiver))`: core reads the raw body (or takes the bytes
- * `express.raw()` kept), lets the receiver decide, and this writes its answer.
+ * `express.raw()` or Google Cloud Functions kept), lets the receiver decide, and this writes its answer.
  */
 export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
   const handle = createNodeHandler(receiver, {
@@ -39,6 +46,9 @@ export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
       "Mount the webhook route before express.json() (or exclude its path from it), or give it express.raw({ type: '*/*' }).",
   });
   return (req, res, next) => {
-    handle(req, new ExpressExchange(res, req.body)).catch(next);
+    // The exact bytes when a platform kept them beside the body it parsed; else what a parser left in body.
+    const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
+    // Express hands over Node's IncomingMessage; the type above only leaves rawBody's type open.
+    handle(req as IncomingMessage, new ExpressExchange(res, kept)).catch(next);
   };
 }
