@@ -3,7 +3,7 @@ import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { describe, expect, it } from 'vitest';
 import { captureLogger } from './helpers.js';
 
-runDedupeStoreContract('MemoryStore', () => new MemoryStore());
+runDedupeStoreContract('MemoryStore', () => new MemoryStore(), { order: true });
 
 // A database or a Redis keeps what the last run of the contract wrote: a second run against the same
 // store must pass too.

@@ -278,8 +278,8 @@ describe('receiver.handle', () => {
     }
   });
 
-  it('releases the claim when handlers fail in the background, so a redelivery runs them again', async () => {
-    const r = createReceiver({ secret, logger: quiet() });
+  it('releases the claim when handlers fail in the background (retry off), so a redelivery runs them again', async () => {
+    const r = createReceiver({ secret, retry: false, logger: quiet() });
     let calls = 0;
     r.on('message.sent', () => {
       calls++;

@@ -8,6 +8,23 @@ export type Awaitable<T> = T | Promise<T>;
 export type ClaimResult = 'claimed' | 'in-flight' | 'completed';
 
 /**
+ * - `claimed`: this caller now holds the object until `completeOrder`, `releaseOrder` or the lease ends.
+ * - `stale`: a version at least as new was already completed for the object.
+ * - `in-flight`: another event of the same object is being handled right now.
+ */
+export type OrderClaimResult = 'claimed' | 'stale' | 'in-flight';
+
+/** True when the store implements the four order methods. */
+export function supportsOrder(store: DedupeStore): boolean {
+  return (
+    typeof store.claimOrder === 'function' &&
+    typeof store.completeOrder === 'function' &&
+    typeof store.releaseOrder === 'function' &&
+    typeof store.renewOrder === 'function'
+  );
+}
+
+/**
  * Where the receiver records which events it has processed. Every operation must be atomic on its own:
  * two instances claiming the same key at once must see exactly one `claimed`.
  *
@@ -40,6 +57,22 @@ export interface DedupeStore {
    * out after `leaseMs` whatever runs, and `runDedupeStoreContract` fails unless told `{ renew: false }`.
    */
   renew?(key: string, token: string, leaseMs: number): Awaitable<boolean>;
+  /**
+   * For the receiver's `order` option (the four order methods come together). Atomically, for the object
+   * `key`: `stale` when `version` is not newer than the object's completed version; `in-flight` when
+   * another token holds the object's live lease; otherwise hold the object for `leaseMs` under `token`.
+   * Versions compare as strings, bytewise (the receiver encodes them so that this is their order).
+   */
+  claimOrder?(key: string, version: string, token: string, leaseMs: number): Awaitable<OrderClaimResult>;
+  /**
+   * Atomically: the object's completed version becomes the greater of it and `version` (never goes back),
+   * kept at least `retainMs`; the lease is freed if `token` holds it. true when `token` held it.
+   */
+  completeOrder?(key: string, version: string, token: string, retainMs: number): Awaitable<boolean>;
+  /** Frees the object's lease if `token` holds it; its completed version stays. */
+  releaseOrder?(key: string, token: string): Awaitable<boolean>;
+  /** Extends the object's lease to `leaseMs` from now if `token` holds it live, as `renew` does for events. */
+  renewOrder?(key: string, token: string, leaseMs: number): Awaitable<boolean>;
   /** Called by `receiver.close()`. Must not close connections the store was handed by the user. */
   shutdown?(): Awaitable<void>;
 }

@@ -1,7 +1,7 @@
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { HeaderSource } from '../verify/headers.js';
 import type { WebhookHandlerError } from './handler-error.js';
-import type { AnyWebhookHandler, HandlerContext } from './handler-registry.js';
+import type { AnyWebhookHandler, HandlerContext, OrderClaim } from './handler-registry.js';
 import type { BackgroundRun } from './in-flight.js';
 import type { DeliveryObserver } from './instrumentation.js';
 
@@ -26,6 +26,8 @@ export interface IncomingDelivery {
 export class Delivery {
   /** The dedupe claim's token; undefined when the store was down and `onStoreError: 'process'` let it by. */
   token: string | undefined = undefined;
+  /** The object slot this run holds (`order`); undefined when not ordered. */
+  order: OrderClaim | undefined = undefined;
   /** What the handlers are given; set once the event is claimed. */
   ctx!: HandlerContext;
   /** The background run ('immediately' mode), which drain waits for. */

@@ -9,6 +9,21 @@ export interface HandlerContext {
    * the event through). A transactional store completes it inside the handler's own transaction.
    */
   claim?: { key: string; token: string };
+  /**
+   * With the receiver's `order` option: the object this event updates and its version, held for this run.
+   * A transactional store (`PostgresStore.transaction`, `completeIn`) advances it inside the handler's own
+   * transaction, so the version moves only together with the handler's writes.
+   */
+  order?: OrderClaim;
+}
+
+/** An object's slot in `order`, held by one run: see `ReceiverOptions.order`. */
+export interface OrderClaim {
+  /** The object's key (a message id by default). */
+  key: string;
+  /** This event's version, encoded so that versions compare as strings (bytewise). */
+  version: string;
+  token: string;
 }
 
 export type WebhookHandler<T extends EventType = EventType> = (

@@ -19,7 +19,14 @@ export interface QueuedRun {
 }
 
 /** The store operations the receiver runs for a delivery, plus the hand-off to `dispatch`. */
-export type StoreOperation = 'claim' | 'complete' | 'release' | 'dispatch';
+export type StoreOperation =
+  | 'claim'
+  | 'complete'
+  | 'release'
+  | 'dispatch'
+  | 'claimOrder'
+  | 'completeOrder'
+  | 'releaseOrder';
 
 /** What the receiver says about itself with each delivery (one frozen object per receiver). */
 export interface InstrumentedReceiver {

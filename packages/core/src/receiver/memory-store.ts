@@ -1,5 +1,6 @@
 import type { Logger } from '../verify/logger.js';
-import type { ClaimResult, DedupeStore } from './dedupe-store.js';
+import type { ClaimResult, DedupeStore, OrderClaimResult } from './dedupe-store.js';
+import { MemoryOrder } from './memory-order.js';
 
 export interface MemoryStoreOptions {
   /**
@@ -57,6 +58,9 @@ export class MemoryStore implements DedupeStore {
     this.#epoch = now();
   }
 
+  /** The object versions of the receiver's `order` option, made on first use. */
+  #objects: MemoryOrder | undefined;
+
   /** Completed records currently kept (expired ones may linger until swept). */
   get size(): number {
     return this.#completed;
@@ -99,6 +103,24 @@ export class MemoryStore implements DedupeStore {
     if (typeof held !== 'object' || held.token !== token || held.expires <= now) return false;
     held.expires = now + leaseMs;
     return true;
+  }
+
+  claimOrder(key: string, version: string, token: string, leaseMs: number): OrderClaimResult {
+    this.#objects ??= new MemoryOrder(this.maxEntries);
+    return this.#objects.claim(key, version, token, leaseMs, this.#now());
+  }
+
+  completeOrder(key: string, version: string, token: string, retainMs: number): boolean {
+    this.#objects ??= new MemoryOrder(this.maxEntries);
+    return this.#objects.complete(key, version, token, retainMs, this.#now());
+  }
+
+  releaseOrder(key: string, token: string): boolean {
+    return this.#objects?.release(key, token, this.#now()) ?? false;
+  }
+
+  renewOrder(key: string, token: string, leaseMs: number): boolean {
+    return this.#objects?.renew(key, token, leaseMs, this.#now()) ?? false;
   }
 
   /** Ends `token`'s claim on `key`; true when it was still live. Deletes the key unless `complete` reuses it. */

@@ -7,13 +7,15 @@ import { createVerifier, type Verifier } from '../verify/verify-webhook.js';
 import type { ClaimResult } from './dedupe-store.js';
 import { Delivery, type IncomingDelivery } from './delivery.js';
 import { describeError, isPromiseLike } from './describe-error.js';
-import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
+import { dispatchStep } from './dispatch-step.js';
 import type { ErrorHooks } from './error-hooks.js';
 import type { HandlerRegistry } from './handler-registry.js';
+import { HandlerRun } from './handler-run.js';
 import { InFlight } from './in-flight.js';
 import type { DeliveryObserver, InstrumentedReceiver } from './instrumentation.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { firstTime } from './log-once.js';
+import { OrderStep } from './order-step.js';
 import { ownerToken } from './owner-token.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
@@ -27,7 +29,6 @@ import {
   RECEIVED,
   type ReceiverResponse,
 } from './responses.js';
-import { runHandlers } from './run-handlers.js';
 import { StoreSteps } from './store-steps.js';
 
 type NextTurn = (fn: typeof runInBackground, pipeline: DeliveryPipeline, d: Delivery) => unknown;
@@ -36,7 +37,7 @@ const nextTurn: NextTurn =
   (globalThis.setImmediate as NextTurn | undefined) ?? ((fn, ...args) => setTimeout(fn, 0, ...args));
 
 function runInBackground(pipeline: DeliveryPipeline, d: Delivery): void {
-  void pipeline.runAndFinish(d);
+  void pipeline.run.runAndFinish(d, true);
 }
 
 const STORE_UNAVAILABLE_RETRY = { 'retry-after': '30' };
@@ -50,6 +51,9 @@ export class DeliveryPipeline {
   readonly inFlight: InFlight;
   readonly leases: LeaseKeeper;
   readonly store: StoreSteps;
+  readonly run: HandlerRun;
+  /** The `order` step; undefined when ordering is off (no cost then). */
+  readonly order: OrderStep | undefined;
   readonly #verify: Verifier;
   readonly #retryAfter: Readonly<Record<string, string>>;
   readonly #instrumented: InstrumentedReceiver;
@@ -66,6 +70,11 @@ export class DeliveryPipeline {
     this.inFlight = new InFlight(clock);
     this.store = new StoreSteps(store, logger);
     this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(leaseMs / 1000))) };
+    this.order =
+      opts.order === undefined
+        ? undefined
+        : new OrderStep(opts, this.store, refusals, errors, this.#retryAfter);
+    this.run = new HandlerRun(opts, this.store, this.leases, this.order?.leases, errors, this.inFlight);
     this.#instrumented = Object.freeze({ store: store.constructor?.name || 'custom', respond });
   }
 
@@ -117,13 +126,19 @@ export class DeliveryPipeline {
     let claimed = this.#claimStep(d);
     if (isPromiseLike(claimed)) claimed = await claimed;
     if (claimed !== undefined) return claimed;
+    if (this.order !== undefined) {
+      let ordered = this.order.claim(d);
+      if (isPromiseLike(ordered)) ordered = await ordered;
+      if (ordered !== undefined) return ordered;
+    }
 
     d.ctx = {
       attempt: this.#attempt(attempt, d),
       receivedAt: new Date(this.opts.clock.now()),
       claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
     };
-    if (this.opts.dispatch !== undefined) return this.#dispatchStep(d);
+    if (d.order !== undefined) d.ctx.order = d.order;
+    if (this.opts.dispatch !== undefined) return dispatchStep(d, this.opts, this.store, this.refusals);
     return this.#respondStep(d);
   }
 
@@ -200,15 +215,17 @@ export class DeliveryPipeline {
   /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
   #respondStep(d: Delivery): ReceiverResponse | Promise<ReceiverResponse> {
     if (this.opts.respond === 'after-handlers') {
-      return this.runAndFinish(d).then((error) =>
-        error
-          ? errorResponse(
-              500,
-              'handler_failed',
-              `A handler failed for ${d.event.id}; the service will retry.`,
-            )
-          : RECEIVED,
-      );
+      return this.run
+        .runAndFinish(d, false)
+        .then((error) =>
+          error
+            ? errorResponse(
+                500,
+                'handler_failed',
+                `A handler failed for ${d.event.id}; the service will retry.`,
+              )
+            : RECEIVED,
+        );
     }
     const { waitUntil } = d;
     d.run = this.inFlight.start(d.event.id, waitUntil !== undefined);
@@ -223,68 +240,6 @@ export class DeliveryPipeline {
       }
     }
     return RECEIVED;
-  }
-
-  /**
-   * Runs the handlers, then records the outcome in the store (finish or release); resolves with the
-   * failure, if any, and never rejects: a background run's promise has no one to catch it.
-   */
-  async runAndFinish(d: Delivery): Promise<unknown> {
-    const { event, token, obs } = d;
-    const lease = token === undefined ? undefined : this.leases.hold(event.id, token);
-    try {
-      d.error = await runHandlers(d.handlers, event, d.ctx, obs);
-      this.leases.release(lease);
-      if (token !== undefined) {
-        await this.store.finish(event.id, token, d.error === undefined, this.opts.retainMs, obs);
-      }
-      if (d.error) this.errors.report(d.error);
-      return d.error;
-    } catch {
-      // Only a logger that throws gets here (hooks are contained). The outcome stands.
-      return d.error;
-    } finally {
-      this.leases.release(lease);
-      obs?.finished(d.error);
-      if (d.run) this.inFlight.finish(d.run, d.error);
-    }
-  }
-
-  /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
-  async #dispatchStep(d: Delivery): Promise<ReceiverResponse> {
-    const { event, ctx, token, obs } = d;
-    const dispatch = this.opts.dispatch!;
-    try {
-      const dispatched: DispatchedEvent = { event, ctx, claim: ctx.claim };
-      const traceContext = obs?.traceContext?.();
-      if (traceContext !== undefined) dispatched.traceContext = traceContext;
-      await this.store.call(obs, 'dispatch', () => dispatch(dispatched));
-      return RECEIVED;
-    } catch (error) {
-      this.opts.logger.error(
-        `sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describeError(error)}`,
-      );
-      if (token !== undefined) await this.#releaseAfterDispatch(event.id, token, error);
-      const message = 'The event could not be queued; retry later.';
-      return this.refusals.refuse(errorResponse(503, 'store_unavailable', message, STORE_UNAVAILABLE_RETRY));
-    }
-  }
-
-  /**
-   * Gives a failed dispatch's claim back for the service's retry. A hand-off that may still land
-   * (DispatchTimeoutError) keeps it until it settles, since once landed the queued event carries that claim.
-   */
-  #releaseAfterDispatch(id: string, token: string, error: unknown): Promise<unknown> | undefined {
-    const pending = pendingDispatch(error);
-    if (pending === undefined) return this.store.release(id, token);
-    pending.then(
-      () =>
-        this.opts.logger.warn(
-          `sms-webhooks: ${id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
-        ),
-      () => this.store.release(id, token),
-    );
-    return undefined;
   }
 
   /** The attempt header, parsed once in `#walk`; an unreadable one is warned about (sampled). */

@@ -1,4 +1,5 @@
 import { type Clock, isClock, systemClock } from '../verify/clock.js';
+import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderNames, headerNames } from '../verify/headers.js';
 import { HmacKey } from '../verify/hmac-key.js';
 import type { Logger } from '../verify/logger.js';
@@ -10,12 +11,13 @@ import {
   optionError,
   positiveOption,
 } from '../verify/option-checks.js';
-import { type DedupeStore, isDedupeStore } from './dedupe-store.js';
+import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import type { Instrumentation } from './instrumentation.js';
 import { MemoryStore } from './memory-store.js';
-
 import type { RespondMode, StoreErrorMode } from './modes.js';
+import { type OrderOption, type OrderSlot, orderOption } from './order.js';
+import { type RetryOption, type RetryPolicy, retryOption } from './retry.js';
 
 export type { RespondMode, StoreErrorMode };
 
@@ -51,6 +53,19 @@ export interface ReceiverOptions {
   instrumentation?: Instrumentation;
   /** Where time comes from. Default the system clock; tests pass `VirtualClock` from `@sms-webhooks/core/testing`. */
   clock?: Clock;
+  /**
+   * Events out of order: `true` makes the latest status win per message (`message.*` events, keyed by
+   * `data.id`, versioned by `data.updated_at`); a function gives the key and version of any event. An
+   * event older than the newest one completed for its object is answered 200 `stale` and runs no handler;
+   * two events of one object never run at once (the later gets 409). Default off.
+   */
+  order?: OrderOption;
+  /**
+   * With `respond: 'immediately'` the service never retries an acknowledged event, so a failed run is
+   * retried here: `{ attempts, backoffMs }` (default 3 attempts, waits of 1 s then 2 s, doubling from
+   * `backoffMs`, or the waits as a list). `false` turns it off. The claim stays renewed meanwhile.
+   */
+  retry?: RetryOption;
 }
 
 export interface ResolvedOptions {
@@ -68,6 +83,9 @@ export interface ResolvedOptions {
   dispatch: Dispatch | undefined;
   instrumentation: Instrumentation | undefined;
   clock: Clock;
+  /** The checked `order` option: an event's slot, or undefined when ordering is off. */
+  order: ((event: AnyWebhookEvent) => OrderSlot | undefined) | undefined;
+  retry: RetryPolicy;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -85,6 +103,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'dispatch',
   'instrumentation',
   'clock',
+  'order',
+  'retry',
 ] satisfies (keyof ReceiverOptions)[]);
 
 function fail(message: string): never {
@@ -170,7 +190,14 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     dispatch: options.dispatch,
     instrumentation: options.instrumentation,
     clock,
+    order: orderOption(options.order),
+    retry: retryOption(options.retry),
   };
+  if (resolved.order !== undefined && !supportsOrder(resolved.store)) {
+    fail(
+      `\`order\` needs a store that keeps each object's version: MemoryStore, RedisStore or PostgresStore (this ${resolved.store.constructor?.name ?? 'store'} has no claimOrder, completeOrder, releaseOrder and renewOrder).`,
+    );
+  }
   warnOnUnprefixedSecret(secrets, logger);
   return resolved;
 }

@@ -16,6 +16,7 @@ import {
 } from './handler-registry.js';
 import type { DrainResult } from './in-flight.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
+import type { StaleHandler } from './order-step.js';
 import { DeliveryPipeline } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
@@ -24,6 +25,7 @@ import { runHandlers } from './run-handlers.js';
 
 export type { IncomingDelivery, WaitUntil } from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
+export type { StaleHandler } from './order-step.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
 
 export interface Receiver {
@@ -48,6 +50,11 @@ export interface Receiver {
    * log only gets the first of each code and then one summary line per code every 10 s.
    */
   onRefused(handler: RefusalHandler): Receiver;
+  /**
+   * With `order`: called for each event answered `stale` (older than the newest one completed for its
+   * object), with the object's key. No handler runs for it. Throws at once when `order` is off.
+   */
+  onStale(handler: StaleHandler): Receiver;
   /**
    * Hands a failure that happened outside `handle` (a queue worker's exhausted job) to the `onError`
    * hooks, through the same path as the receiver's own: hooks are contained, and with none it is logged.
@@ -84,6 +91,7 @@ const BOUND_METHODS = [
   'off',
   'onError',
   'onRefused',
+  'onStale',
   'reportError',
   'runHandlers',
   'drain',
@@ -177,6 +185,17 @@ class WebhookReceiver implements Receiver {
     return this;
   }
 
+  onStale(handler: StaleHandler): Receiver {
+    const order = this.#pipeline.order;
+    if (order === undefined) {
+      throw new TypeError(
+        'sms-webhooks: onStale() needs ordering: createReceiver({ order: true }) (no event is ever stale without it).',
+      );
+    }
+    order.onStale(handler);
+    return this;
+  }
+
   reportError(error: WebhookHandlerError): void {
     this.#errors.report(error);
   }
@@ -212,8 +231,16 @@ class WebhookReceiver implements Receiver {
     if (error) throw error;
   }
 
+  /** Retries still waiting run at once: whoever drains is about to stop the process. */
   async drain(timeoutMs?: number): Promise<DrainResult> {
-    const result = await this.#pipeline.inFlight.drain(timeoutMs);
+    const { run, inFlight } = this.#pipeline;
+    run.hurry();
+    let result: DrainResult;
+    try {
+      result = await inFlight.drain(timeoutMs);
+    } finally {
+      run.calm();
+    }
     if (result.unfinished.length > 0) {
       this.#opts.logger.warn(
         `sms-webhooks: drain timed out with ${result.unfinished.length} handler run(s) unfinished: ${result.unfinished.join(', ')}`,

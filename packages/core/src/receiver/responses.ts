@@ -22,6 +22,8 @@ function ok(json: object): ReceiverResponse {
 export const RECEIVED = ok({ received: true });
 export const IGNORED = ok({ received: true, ignored: true });
 export const DUPLICATE = ok({ received: true, duplicate: true });
+/** An event older than the newest one completed for its object (`order`): acknowledged, not handled. */
+export const STALE = ok({ received: true, stale: true });
 
 export function errorResponse(
   status: number,

@@ -2,6 +2,7 @@ import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { Logger } from '../verify/logger.js';
 import type { Awaitable, ClaimResult, DedupeStore } from './dedupe-store.js';
 import { describeError, isPromiseLike } from './describe-error.js';
+import type { OrderClaim } from './handler-registry.js';
 import type { DeliveryObserver, StoreOperation } from './instrumentation.js';
 
 /**
@@ -34,16 +35,29 @@ export class StoreSteps {
     return ready.then(() => this.call(obs, 'claim', claim));
   }
 
-  /** Success completes the record (kept `retainMs`); failure releases it so a redelivery runs it. */
+  /**
+   * Success completes the record (kept `retainMs`); failure releases it so a redelivery runs it. With an
+   * object slot (`order`), its version advances first: should the process die between the two, a
+   * redelivery of this event is then stale rather than run again over a newer one.
+   */
   async finish(
     key: string,
     token: string,
     succeeded: boolean,
     retainMs: number,
     obs: DeliveryObserver | undefined,
+    order?: OrderClaim,
   ): Promise<void> {
     const { store } = this;
     try {
+      if (order !== undefined) {
+        const ordered = succeeded
+          ? this.call(obs, 'completeOrder', () =>
+              store.completeOrder!(order.key, order.version, order.token, retainMs),
+            )
+          : this.call(obs, 'releaseOrder', () => store.releaseOrder!(order.key, order.token));
+        if (isPromiseLike(ordered)) await ordered;
+      }
       const recorded = succeeded
         ? this.call(obs, 'complete', () => store.complete(key, token, retainMs))
         : this.call(obs, 'release', () => store.release(key, token));

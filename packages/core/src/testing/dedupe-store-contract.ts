@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
+import { orderContract } from './order-contract.js';
 import { resolveTestApi, sleep, type TestApi } from './test-api.js';
 
 export type StoreFactory = () => DedupeStore | Promise<DedupeStore>;
@@ -12,6 +13,11 @@ export interface DedupeStoreContractOptions extends Partial<TestApi> {
    * then checks that it indeed has none, and the others do not run.
    */
   renew?: boolean;
+  /**
+   * `true` runs the rows of the order methods too (`claimOrder`, `completeOrder`, `releaseOrder`,
+   * `renewOrder`), which the receiver's `order` option needs. Default false: not every store keeps versions.
+   */
+  order?: boolean;
 }
 
 const key = () => `evt_contract_${randomBytes(8).toString('hex')}`;
@@ -36,7 +42,8 @@ export function runDedupeStoreContract(
   makeStore: StoreFactory,
   options?: DedupeStoreContractOptions,
 ): void {
-  const { describe, it } = resolveTestApi(options);
+  const api = resolveTestApi(options);
+  const { describe, it } = api;
 
   describe(`DedupeStore contract: ${name}`, () => {
     it('declares localKeys as a boolean', async () => {
@@ -241,5 +248,6 @@ export function runDedupeStoreContract(
         assert.equal(await store.claim(k, 'b', HOUR), 'completed');
       }
     });
+    if (options?.order === true) orderContract(makeStore, api);
   });
 }
