@@ -50,6 +50,41 @@ describe("the web README's runtime table", () => {
   });
 
   it('is the same table in the top README', () => {
-    expect(runtimeTable(read('README.md'))).toEqual(rows);
+    expect(runtimeTable(read('README.md')).slice(0, rows.length)).toEqual(rows);
   });
+});
+
+// After the web handler's rows, the top README has one for each platform another package or example serves
+// (Lambda, Next.js, Cloud Functions, test deliveries inside a Worker): each names a test that exists, and
+// each version it gives is one the lockfile installs.
+const platformRows = runtimeTable(read('README.md')).slice(rows.length);
+const lockfile = read('pnpm-lock.yaml');
+
+describe("the top README's platform rows", () => {
+  it('has a row for Lambda, Next.js, Cloud Functions and test deliveries in workerd', () => {
+    const runtimes = platformRows.map(([runtime]) => runtime).join('\n');
+    for (const name of ['AWS Lambda', 'Next.js', 'Google Cloud Functions', 'test deliveries'])
+      expect(runtimes).toContain(name);
+  });
+
+  it.each(platformRows.map((row) => [row[0], row] as const))('%s names a test that exists', (_, row) => {
+    const [, file] = /^`([^`]+)`$/.exec(row[3]!) ?? [];
+    expect(file, `test cell: ${row[3]}`).toBeDefined();
+    expect(existsSync(join(root, file!))).toBe(true);
+  });
+
+  it.each(platformRows.map((row) => [row[0], row] as const))(
+    '%s gives versions the lockfile installs',
+    (_, row) => {
+      const version = row[1]!;
+      if (version === 'the same workerd')
+        return expect(rows.some(([r]) => r?.startsWith('Cloudflare'))).toBe(true);
+      const named = [...version.matchAll(/(`?)([@\w/.-]+)\1 (\d+\.\d+\.\d+)/g)].map(([, , name, v]) => [
+        name === 'Next' ? 'next' : name!,
+        v!,
+      ]);
+      expect(named.length, version).toBeGreaterThan(0);
+      for (const [name, v] of named) expect(lockfile).toContain(`${name}@${v}`);
+    },
+  );
 });

@@ -44,7 +44,9 @@ export type { HeaderSource } from './verify/headers.js';
 export type { Logger } from './verify/logger.js';
 export type { RawBody } from './verify/raw-body.js';
 export { type SignOptions, signPayload } from './verify/sign-payload.js';
+export { signPayloadAsync } from './verify/sign-payload-async.js';
 export { createTestDelivery, type TestDelivery, type TestDeliveryOptions } from './verify/test-delivery.js';
+export { createTestDeliveryAsync } from './verify/test-delivery-async.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
   type VerifySignatureOptions,
