@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { createTestDelivery, type Receiver, type WebhookEvent } from '@sms-webhooks/core';
 import { OnSmsWebhook, SMS_WEBHOOK_RECEIVER, SmsWebhooksModule } from '@sms-webhooks/nestjs';
 import { describe, expect, it } from 'vitest';
-import { captureLogger, SECRET } from './helpers.js';
+import { captureNestLogger, SECRET } from './helpers.js';
 
 /**
  * The usual Nest worker process (a BullMQ worker, a cron job): `NestFactory.createApplicationContext`, where
@@ -27,7 +27,7 @@ describe('SmsWebhooksModule in NestFactory.createApplicationContext (no HTTP)', 
     })
     class WorkerModule {}
 
-    const logger = captureLogger();
+    const logger = captureNestLogger();
     const context = await NestFactory.createApplicationContext(WorkerModule, { logger, abortOnError: false });
     try {
       const receiver = context.get<Receiver>(SMS_WEBHOOK_RECEIVER);

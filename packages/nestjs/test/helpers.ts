@@ -58,16 +58,11 @@ export async function post(
   return { status: res.status, body };
 }
 
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
-
-/** A Nest LoggerService that keeps what it is given: `level [context] message`. */
-export function captureLogger(): LoggerService & { lines: string[] } {
+/**
+ * A Nest LoggerService that keeps what it is given: `level [context] message`. Not the shared
+ * captureLogger (@sms-webhooks/test-helpers): Nest passes a context and calls log and debug too.
+ */
+export function captureNestLogger(): LoggerService & { lines: string[] } {
   const lines: string[] = [];
   const keep =
     (level: string) =>

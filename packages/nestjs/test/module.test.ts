@@ -20,12 +20,12 @@ import {
   SMS_WEBHOOK_RECEIVER,
   SmsWebhooksModule,
 } from '@sms-webhooks/nestjs';
+import { deferred } from '@sms-webhooks/test-helpers';
 import express from 'express';
 import { splitOptions } from '../src/module-options.js';
 import {
   adapterFor,
-  captureLogger,
-  deferred,
+  captureNestLogger,
   PLATFORMS,
   type Platform,
   post,
@@ -73,7 +73,7 @@ class EchoController {
 }
 
 /** An app whose one handler never settles, with a 200 ms drain time-out, logging to `logger`. */
-function startStuckApp(platform: Platform, logger: ReturnType<typeof captureLogger>) {
+function startStuckApp(platform: Platform, logger: ReturnType<typeof captureNestLogger>) {
   @Injectable()
   class Stuck {
     @OnSmsWebhook('message.delivered')
@@ -292,7 +292,7 @@ describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
   });
 
   it('gives up on a handler after drainTimeoutMs and says so through Nest’s Logger', async () => {
-    const logger = captureLogger();
+    const logger = captureNestLogger();
     const { origin, close } = await startStuckApp(platform, logger);
     const d = createTestDelivery('message.delivered', { secret: SECRET });
     expect((await post(`${origin}${PATH}`, d)).status).toBe(200);
@@ -313,7 +313,7 @@ describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
   });
 
   it('drains once on app.close(): a stuck handler is waited for drainTimeoutMs once, and warned about once', async () => {
-    const logger = captureLogger();
+    const logger = captureNestLogger();
     const { origin, close } = await startStuckApp(platform, logger);
     const d = createTestDelivery('message.delivered', { secret: SECRET });
     expect((await post(`${origin}${PATH}`, d)).status).toBe(200);
@@ -418,7 +418,7 @@ describe.each(PLATFORMS)('NestFactory.create on %s', (platform) => {
 
 describe('an Express instance of your own', () => {
   it('with a body parser already mounted: deliveries get 500 raw_body_unavailable and the log says how to mount it', async () => {
-    const logger = captureLogger();
+    const logger = captureNestLogger();
     const own = express();
     own.use(express.json());
     const moduleRef = await Test.createTestingModule({
