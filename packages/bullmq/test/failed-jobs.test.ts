@@ -78,6 +78,18 @@ describe('bullmq failed jobs: listFailed and replayFailed', () => {
     });
   });
 
+  it('a redelivery after the final failure is answered 200 and holds the claim: a replay meanwhile is in-flight and changes nothing', async () => {
+    const { queue, store, receiver, delivery, id, runs, state } = await failedEvent();
+    expect((await receiver.handle({ rawBody: delivery.body, headers: delivery.headers })).status).toBe(200);
+    expect(await replayFailed(queue, id, { store })).toEqual({
+      eventId: id,
+      jobId: jobIdFor(id),
+      status: 'in-flight',
+    });
+    expect(await state()).toBe('failed');
+    expect(runs).toHaveLength(2);
+  });
+
   it('an event completed meanwhile is not run again: the replay says completed and the job stays failed', async () => {
     const { queue, store, id, runs, state } = await failedEvent();
     expect(await store.claim(id, 'elsewhere', 60_000)).toBe('claimed');
