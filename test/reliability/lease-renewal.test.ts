@@ -2,7 +2,7 @@
  * A handler that runs longer than `leaseMs` keeps its claim: the receiver renews it every third of the
  * lease while handlers run, so a redelivery meanwhile is told 409 `in_flight` instead of running the
  * event a second time, at the same time. (Without renewal, a redelivery past the lease claimed the event
- * again.) Two instances on one Redis: test/redis/lease-expiry.test.ts. kill -9
+ * again.) Two instances on one Redis: packages/redis/test/lease-expiry.test.ts. kill -9
  * mid-handler is in faults.test.ts: there nothing renews, the lease runs out, and the redelivery runs the
  * event once.
  */

@@ -14,7 +14,7 @@ import { deliver, deliveries, supervised } from './service.js';
 /**
  * Events per crash point, per client, plus rounds of concurrent deliveries killed at a random moment:
  * 16 kills per client. Each kill costs an instance start (about a second here), so more runs are for
- * a soak: PG_CRASH_PER_POINT=20 PG_CRASH_ROUNDS=30 pnpm vitest run test/postgres/crash.test.ts
+ * a soak: PG_CRASH_PER_POINT=20 PG_CRASH_ROUNDS=30 pnpm vitest run packages/postgres/test/crash.test.ts
  */
 const PER_POINT = Number(process.env.PG_CRASH_PER_POINT ?? 2);
 const RANDOM_ROUNDS = Number(process.env.PG_CRASH_ROUNDS ?? 4);
