@@ -1,4 +1,9 @@
 /** Wire shapes of the service's spec, section 2. */
+
+/**
+ * core's EVENT_TYPES, copied because the client has no dependencies; test/event-types.test.ts fails
+ * when the two differ.
+ */
 export const WEBHOOK_EVENT_TYPES = [
   'message.sent',
   'message.delivered',
