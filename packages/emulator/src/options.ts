@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '@sms-webhooks/core';
+import { optionError, positiveOption } from '@sms-webhooks/core/store';
 export interface RateLimitOptions {
   /** Requests allowed per window, per credential (API key on the token route, workspace elsewhere). */
   limit: number;
@@ -105,29 +106,39 @@ export interface ResolvedEmulatorOptions {
   webhookSecretApiKeys: readonly string[] | undefined;
 }
 
-function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`@sms-webhooks/emulator: ${name} must be a positive number, got ${value}.`);
-  }
-  return value;
+const OWNER = { owner: '@sms-webhooks/emulator' } as const;
+
+/** positiveOption takes undefined as "the default"; inside a given `rateLimit` there is none. */
+function required(name: string, value: unknown): number {
+  if (value === undefined)
+    throw optionError(OWNER.owner, `\`${name}\` must be a positive number, got undefined.`);
+  return positiveOption(name, value, 0, OWNER);
 }
 
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedEmulatorOptions {
   const rateLimit = options.rateLimit ?? { limit: 100, windowMs: 1000 };
   if (rateLimit) {
-    positive('rateLimit.limit', rateLimit.limit);
-    positive('rateLimit.windowMs', rateLimit.windowMs);
+    required('rateLimit.limit', rateLimit.limit);
+    required('rateLimit.windowMs', rateLimit.windowMs);
   }
   return {
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
     apiKeys: options.apiKeys ? new Set(options.apiKeys) : undefined,
     allowInsecureLoopback: options.allowInsecureLoopback ?? false,
-    timeScale: positive('timeScale', options.timeScale ?? 1),
-    deliveryTimeoutMs: positive('deliveryTimeoutMs', options.deliveryTimeoutMs ?? 10_000),
+    timeScale: positiveOption('timeScale', options.timeScale, 1, OWNER),
+    deliveryTimeoutMs: positiveOption('deliveryTimeoutMs', options.deliveryTimeoutMs, 10_000, {
+      ...OWNER,
+      unit: 'ms',
+    }),
     rateLimit,
     ...clockOf(options),
-    maxDeliveriesPerWebhook: positive('maxDeliveriesPerWebhook', options.maxDeliveriesPerWebhook ?? 100),
+    maxDeliveriesPerWebhook: positiveOption(
+      'maxDeliveriesPerWebhook',
+      options.maxDeliveriesPerWebhook,
+      100,
+      OWNER,
+    ),
     onAttempt: options.onAttempt,
     webhookSecret: checkWebhookSecret(options.webhookSecret),
     webhookSecretApiKeys: checkApiKeys(options.webhookSecretApiKeys),

@@ -130,8 +130,19 @@ describe('emulator-only routes', () => {
 
 describe('createEmulator', () => {
   it('refuses nonsense options with a TypeError naming the option', () => {
-    expect(() => createEmulator({ timeScale: 0 })).toThrow(/timeScale must be a positive number/);
+    expect(() => createEmulator({ timeScale: 0 })).toThrow(/`timeScale` must be a positive number/);
     expect(() => createEmulator({ rateLimit: { limit: -1, windowMs: 1000 } })).toThrow(/rateLimit.limit/);
+    expect(() => createEmulator({ rateLimit: { windowMs: 1000 } as never })).toThrow(
+      /`rateLimit.limit` must be a positive number, got undefined/,
+    );
+    // From an environment variable: the message names the type, not just `got 5000`.
+    expect(() => createEmulator({ deliveryTimeoutMs: '5000' as never })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message:
+          '@sms-webhooks/emulator: `deliveryTimeoutMs` must be a positive number of ms, got the string "5000".',
+      }),
+    );
   });
 
   it('waitForIdle rejects after its time-out while a retry is scheduled', async () => {
