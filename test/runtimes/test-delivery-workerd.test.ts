@@ -14,7 +14,7 @@ beforeAll(async () => {
   worker = await startWorker(await bundle('test-delivery-worker.ts', 'web'), [], {
     SMS_WEBHOOK_SECRET: secret,
   });
-}, 60_000);
+}, 180_000);
 
 afterAll(() => worker?.stop());
 
