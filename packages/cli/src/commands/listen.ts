@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Client, createClient, type WebhookOut } from '@sms-webhooks/client';
 import { EVENT_TYPES, type EventType } from '@sms-webhooks/core';
-import { type AttemptReport, createEmulator } from '@sms-webhooks/emulator';
+import { type AttemptReport, createEmulator, isLoopbackHost } from '@sms-webhooks/emulator';
 import type { Command } from 'commander';
 import { processSignal, untilAborted } from '../abort-signal.js';
 import { attemptJson, attemptLine, hintPrinter } from '../attempt-line.js';
@@ -21,13 +21,27 @@ interface ListenOptions {
   events?: EventType[];
   apiBase?: string;
   secret?: string;
-  port: number;
+  port?: number;
   host: string;
   timeScale: number;
   stateFile?: string;
   json?: boolean;
   ui?: boolean;
   uiPort: number;
+}
+
+/**
+ * Where `trigger` and `resend` look for the emulator ($SMS_API_BASE_URL) is where `listen` starts it, when
+ * that is an http URL on this machine with a port: one variable tells them all.
+ */
+function portOfApiBase(io: CliIo): number | undefined {
+  try {
+    const url = new URL(io.env.SMS_API_BASE_URL ?? '');
+    const local = isLoopbackHost(url.hostname) || url.hostname === 'localhost';
+    return url.protocol === 'http:' && local && url.port !== '' ? Number(url.port) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The API key `listen --api-base` registers with; any sk_test_ key works on an emulator. */
@@ -321,7 +335,11 @@ export function registerListen(program: Command, io: CliIo): void {
     .option('--events <types>', 'comma-separated event types (default all)', eventTypeList)
     .option('--api-base <url>', 'attach to the emulator running there instead of starting one')
     .option('--secret <whsec>', 'the webhook secret (default one kept in the state file)', webhookSecret)
-    .option('--port <port>', 'port of the emulator started here', integer('--port', 0, 65_535), 4010)
+    .option(
+      '--port <port>',
+      'port of the emulator started here (default the port of $SMS_API_BASE_URL when it is on this machine, else 4010)',
+      integer('--port', 0, 65_535),
+    )
     .option('--host <host>', 'interface of the emulator started here', '127.0.0.1')
     .addOption(timeScaleOption())
     .option(
@@ -341,6 +359,7 @@ export function registerListen(program: Command, io: CliIo): void {
       '\nExample:\n  sms-webhooks listen --forward-to http://localhost:3000/webhooks/sms --time-scale 1/60\n  # then start your app with the printed SMS_WEBHOOK_SECRET, and in another shell:\n  sms-webhooks trigger message.delivered',
     )
     .action(async (options: ListenOptions) => {
+      options.port ??= portOfApiBase(io) ?? 4010;
       const signal = io.signal ?? processSignal();
       if (options.apiBase !== undefined) await attachAndListen(io, options, signal);
       else await startAndListen(io, options, signal);
