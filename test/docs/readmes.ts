@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { createTestDelivery, verifyWebhook } from '@sms-webhooks/core';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { type LocalApp, startLocalApp } from './local-app.js';
@@ -37,11 +38,28 @@ function expectVerified(app: LocalApp, secret: string | undefined, atLeast: numb
   }
 }
 
-/** The CLI's local loop: `listen` with "your app" on port 3000, the emulator on its default 4010. */
+/** A port nothing listens on right now, for a program a README block starts on the port it is given. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The CLI's local loop on free ports, so it runs beside a developer's own app on 3000: "your app" on
+ * `PORT` (the blocks' `${PORT:-3000}`), and `listen`'s emulator where `SMS_API_BASE_URL` points, the
+ * variable `trigger` reads too.
+ */
 async function localLoop(atLeast: number): Promise<ReadmeContext> {
-  const app = await startLocalApp(3000);
+  const app = await startLocalApp(0);
   return {
-    env: { SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-${process.pid}.json` },
+    env: {
+      PORT: new URL(app.url).port,
+      SMS_API_BASE_URL: `http://127.0.0.1:${await freePort()}`,
+      SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-${process.pid}.json`,
+    },
     check: (_results, env) => expectVerified(app, env.SMS_WEBHOOK_SECRET, atLeast),
     close: () => app.close(),
   };
@@ -140,9 +158,9 @@ export const READMES: ReadmeUnderTest[] = [
   {
     path: 'packages/emulator/README.md',
     async setup() {
-      const app = await startLocalApp(3000);
+      const app = await startLocalApp(0);
       return {
-        env: {},
+        env: { PORT: new URL(app.url).port },
         check(results) {
           const types = app.requests.map((r) => JSON.parse(r.body).type);
           expect(types).toEqual(
@@ -346,12 +364,12 @@ export const READMES: ReadmeUnderTest[] = [
     async setup() {
       const secret = secretFor('top');
       return {
-        env: { SMS_WEBHOOK_SECRET: secret },
-        async check(_results, _env, running) {
+        env: { SMS_WEBHOOK_SECRET: secret, PORT: String(await freePort()) },
+        async check(_results, env, running) {
           const app = backgroundIn(running, 'sms-webhooks');
           for (const type of ['message.delivered', 'message.failed'] as const) {
             const d = createTestDelivery(type, { secret });
-            const res = await fetch('http://localhost:3000/webhooks/sms', {
+            const res = await fetch(`http://localhost:${env.PORT}/webhooks/sms`, {
               method: 'POST',
               body: d.body,
               headers: d.headers,
