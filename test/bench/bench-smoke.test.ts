@@ -40,6 +40,7 @@ describe('benchmark harness (tiny inputs)', () => {
     expectShape(result, 'verification');
     expect(result.tables[0]!.rows.map((r) => r[0])).toContain('stripe constructEvent');
     expect(result.bars.map((b) => b.name)).toEqual([
+      '1 KiB: ours vs padded-key floor',
       '1 KiB: ours vs floor',
       '1 KiB: ours vs Stripe',
       '1 MiB: ours signature check vs bare HMAC',
@@ -69,7 +70,10 @@ describe('benchmark harness (tiny inputs)', () => {
   it('http: servers and load generator in child processes, every request handled once', async () => {
     const result = await runSuite('http', TINY);
     expectShape(result, 'http');
-    expect(result.tables[0]!.rows).toHaveLength(3);
+    // ours, limit, empty, hand, stripe (issue 28), each with its server CPU per request
+    expect(result.tables[0]!.rows).toHaveLength(5);
+    for (const row of result.tables[0]!.rows) expect(Number(row[4])).toBeGreaterThan(0);
+    expect(result.bars.map((b) => b.name)).toContain("express: ours server CPU per request / limit's");
   }, 90_000);
 
   it('redis: counts one round trip before the response', async () => {

@@ -44,11 +44,13 @@ export interface InstructionRun {
   requests: number;
   /** The Node binary to run the server with; default the one running this script. */
   node?: string;
+  /** Keep the callgrind dumps in this directory (for callgrind_annotate) instead of deleting them. */
+  keepDir?: string;
 }
 
 /** Main-thread instructions per request of `requests` requests after `warmup` to the server's /webhooks. */
 export async function instructionsPerRequest(run: InstructionRun): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
+  const dir = run.keepDir ?? mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
   const child = fork(fileURLToPath(run.server), [JSON.stringify(run.config)], {
     execPath: 'valgrind',
     execArgv: [
@@ -92,6 +94,6 @@ export async function instructionsPerRequest(run: InstructionRun): Promise<numbe
     return mainThreadInstructions(dir) / requests;
   } finally {
     await stopChild(child);
-    rmSync(dir, { recursive: true, force: true });
+    if (run.keepDir === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -3,9 +3,21 @@ import { createReceiver, MemoryStore } from '@sms-webhooks/core';
 import Stripe from 'stripe';
 import { BENCH_SECRET } from '../lib/fixtures.js';
 import { handVerify } from '../lib/hand-written.js';
+import { limitWork } from '../lib/limit.js';
 
 export type Framework = 'express' | 'fastify' | 'koa';
-export type ContenderName = 'ours' | 'hand' | 'stripe';
+/**
+ * - `ours`: the framework adapter, MemoryStore, a no-op handler after the ack;
+ * - `hand`, `stripe`: the framework's raw-body route verifying by hand or with Stripe's recipe;
+ * - `empty`: the framework's raw-body route answering 200 without verifying;
+ * - `limit`: `empty` plus a bare HMAC-SHA256 of the body and `JSON.parse` (lib/limit.ts): the least
+ *   any verifying receiver does on that framework;
+ * - `rawbody`: ours with the body read by raw-body's callback form instead of core's reader (issue 28
+ *   point 2; servers/raw-body-variant.ts).
+ */
+export type ContenderName = 'ours' | 'hand' | 'stripe' | 'empty' | 'limit' | 'rawbody';
+/** The contenders that read the body through the framework's own raw-body route. */
+export type RouteContender = Exclude<ContenderName, 'ours' | 'rawbody'>;
 
 export interface ServerConfig {
   framework: Framework;
@@ -28,10 +40,10 @@ export const counters = { accepted: 0, refused: 0 };
 
 const stripe = new Stripe('sk_test_x');
 
-/** The two hand-rolled recipes: check the raw body, parse it, or throw. */
-export function recipe(
-  contender: Exclude<ContenderName, 'ours'>,
-): (body: Buffer, header: unknown) => unknown {
+/** What each route contender does with the raw body: check it and parse it (or throw), or nothing. */
+export function recipe(contender: RouteContender): (body: Buffer, header: unknown) => unknown {
+  if (contender === 'empty') return () => undefined;
+  if (contender === 'limit') return limitWork;
   if (contender === 'stripe') {
     return (body, header) => stripe.webhooks.constructEvent(body, header as string, BENCH_SECRET);
   }

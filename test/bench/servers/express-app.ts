@@ -3,11 +3,21 @@ import type { Receiver } from '@sms-webhooks/core';
 import { webhookMiddleware } from '@sms-webhooks/express';
 import express from 'express';
 import { type ContenderName, counters, PATH, RECEIVED_JSON, recipe } from './contenders.js';
+import { KeptBodyExchange, rawBodyThenCore } from './raw-body-variant.js';
 
 export function expressApp(contender: ContenderName, receiver: Receiver | undefined, limit: number) {
   const app = express();
   if (contender === 'ours') {
     app.post(PATH, webhookMiddleware(receiver!));
+  } else if (contender === 'rawbody') {
+    const handle = rawBodyThenCore(receiver!, limit);
+    app.post(PATH, (req, res, next) => {
+      handle(
+        req,
+        (body) => new KeptBodyExchange(res, body),
+        (status) => res.status(status).end(),
+      ).catch(next);
+    });
   } else {
     const check = recipe(contender);
     // The Stripe docs' recipe: express.raw() on the webhook route only, then verify and answer.

@@ -11,6 +11,7 @@ import { koaApp } from './koa-app.js';
 
 export type ServerRequest =
   | { type: 'stats' }
+  | { type: 'cpu' }
   | { type: 'rss-start' }
   | { type: 'rss-stop' }
   | { type: 'close' };
@@ -25,7 +26,8 @@ const gc = (globalThis as { gc?: () => void }).gc;
 
 async function main(): Promise<void> {
   const { store, close: closeStore } = await makeStore(config);
-  const receiver = config.contender === 'ours' ? makeReceiver(config, store) : undefined;
+  const usesReceiver = config.contender === 'ours' || config.contender === 'rawbody';
+  const receiver = usesReceiver ? makeReceiver(config, store) : undefined;
   const build = { express: expressApp, fastify: fastifyApp, koa: koaApp }[config.framework];
   const server: Server = await build(config.contender, receiver, config.maxBodyBytes).listen();
 
@@ -37,6 +39,11 @@ async function main(): Promise<void> {
     server,
     replies: {
       stats: () => ({ type: 'stats', ...counters }),
+      // The process's CPU time so far (every thread, user and kernel), read around each timed run.
+      cpu: () => {
+        const { user, system } = process.cpuUsage();
+        return { type: 'cpu', micros: user + system };
+      },
       'rss-start': () => {
         gc?.();
         const baseline = process.memoryUsage.rss();

@@ -1,0 +1,59 @@
+/**
+ * Issue 28 point 2, a local experiment: our receiver with the body read by raw-body's callback form
+ * (`getRawBody(stream, opts, callback)`) instead of core's hand-written reader. Core is left as it is:
+ * the bytes raw-body read go to core's Node entry as a kept body (what `express.raw()` leaves), which then
+ * runs `receiver.handle` as the reader's result would. Only the accepted path is measured here: raw-body
+ * has no body time-out (no 408) and its 413 is answered bare, so the refusal rows of the adapter contract
+ * do not apply to this variant.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Receiver } from '@sms-webhooks/core';
+import {
+  createNodeHandler,
+  type NodeExchange,
+  type NodeHandler,
+  type ReceiverResponse,
+  writeNodeResponse,
+} from '@sms-webhooks/core/adapter';
+import getRawBody from 'raw-body';
+
+export type ReadThenHandle = (
+  req: IncomingMessage,
+  exchange: (body: Buffer) => NodeExchange,
+  refuse: (status: number) => void,
+) => Promise<void>;
+
+/** raw-body's callback form, then core's Node entry with the bytes as the kept body. */
+export function rawBodyThenCore(receiver: Receiver, limit: number): ReadThenHandle {
+  const handle: NodeHandler = createNodeHandler(receiver, {
+    name: 'bench raw-body variant',
+    howToFix: 'none (benchmark)',
+  });
+  return (req, exchange, refuse) =>
+    new Promise<void>((resolve, reject) => {
+      getRawBody(req, { limit, length: req.headers['content-length'] }, (error, body) => {
+        if (error) {
+          refuse((error as { status?: number }).status ?? 400);
+          resolve();
+          return;
+        }
+        handle(req, exchange(body)).then(resolve, reject);
+      });
+    });
+}
+
+/** The bytes raw-body read, written as the Express adapter writes (a class: one is made per request). */
+export class KeptBodyExchange implements NodeExchange {
+  constructor(
+    readonly res: ServerResponse,
+    readonly keptBody: Buffer,
+  ) {}
+
+  write(answer: ReceiverResponse): void {
+    writeNodeResponse(this.res, answer);
+  }
+
+  takeOver(): ServerResponse {
+    return this.res;
+  }
+}
