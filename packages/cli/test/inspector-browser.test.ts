@@ -75,6 +75,8 @@ describe('listen --ui in Chromium', () => {
     await page.click('#trigger');
 
     const card = page.locator('section.event').filter({ hasText: 'webhook.test' });
+    // The style sheet loaded (the page's CSP allows nothing inline).
+    expect(await page.locator('header').evaluate((h) => getComputedStyle(h).position)).toBe('sticky');
     // Attempt 1: the app's 500, with the retry it scheduled and the rest of the schedule.
     const first = card.locator('tr[data-attempt="1"]');
     await first.waitFor();

@@ -4,7 +4,7 @@ import { isKnownEventType } from '@sms-webhooks/core';
 import { isLoopbackHost } from '@sms-webhooks/emulator';
 import { emulatorPost } from '../emulator-api.js';
 import type { InspectorState } from './inspector-state.js';
-import { INSPECTOR_PAGE, INSPECTOR_SCRIPT } from './page.js';
+import { INSPECTOR_PAGE, INSPECTOR_SCRIPT, INSPECTOR_STYLE } from './page.js';
 
 export interface InspectorOptions {
   state: InspectorState;
@@ -141,6 +141,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const path = new URL(req.url ?? '/', 'http://inspector').pathname;
     if (req.method === 'GET' && path === '/')
       return send(res, 200, 'text/html; charset=utf-8', INSPECTOR_PAGE);
+    if (req.method === 'GET' && path === '/inspector.css')
+      return send(res, 200, 'text/css; charset=utf-8', INSPECTOR_STYLE);
     if (req.method === 'GET' && path === '/inspector.js') {
       return send(res, 200, 'text/javascript; charset=utf-8', INSPECTOR_SCRIPT);
     }

@@ -8,23 +8,7 @@ export const INSPECTOR_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <title>sms-webhooks inspector</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>
-  body { font: 14px/1.4 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }
-  header { display: flex; gap: 1em; align-items: center; padding: .8em 1.2em; background: #fff; border-bottom: 1px solid #ddd; position: sticky; top: 0; }
-  header h1 { font-size: 1.1em; margin: 0; flex: 1; }
-  main { padding: 1em 1.2em; max-width: 1100px; }
-  .event { background: #fff; border: 1px solid #ddd; border-radius: 8px; margin-bottom: 1em; padding: .8em 1em; }
-  .event h2 { font-size: 1em; margin: 0 0 .4em; display: flex; gap: .8em; align-items: center; }
-  .event h2 .id { font-family: ui-monospace, monospace; font-weight: normal; color: #555; flex: 1; }
-  table { border-collapse: collapse; width: 100%; }
-  td, th { text-align: left; padding: .25em .6em .25em 0; vertical-align: top; }
-  .ok { color: #137333; } .bad { color: #b3261e; }
-  pre { background: #f5f5f7; padding: .5em; overflow-x: auto; margin: .3em 0; white-space: pre-wrap; word-break: break-all; }
-  details summary { cursor: pointer; color: #555; }
-  .hint { color: #8a5a00; }
-  #status.live { color: #137333; } #status.down { color: #b3261e; }
-  button, select { font: inherit; }
-</style>
+<link rel="stylesheet" href="/inspector.css">
 </head>
 <body>
 <header>
@@ -40,6 +24,24 @@ export const INSPECTOR_PAGE = `<!doctype html>
 <script src="/inspector.js"></script>
 </body>
 </html>
+`;
+
+/** Served as a file of its own: the page's Content-Security-Policy allows no inline style or script. */
+export const INSPECTOR_STYLE = `  body { font: 14px/1.4 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }
+  header { display: flex; gap: 1em; align-items: center; padding: .8em 1.2em; background: #fff; border-bottom: 1px solid #ddd; position: sticky; top: 0; }
+  header h1 { font-size: 1.1em; margin: 0; flex: 1; }
+  main { padding: 1em 1.2em; max-width: 1100px; }
+  .event { background: #fff; border: 1px solid #ddd; border-radius: 8px; margin-bottom: 1em; padding: .8em 1em; }
+  .event h2 { font-size: 1em; margin: 0 0 .4em; display: flex; gap: .8em; align-items: center; }
+  .event h2 .id { font-family: ui-monospace, monospace; font-weight: normal; color: #555; flex: 1; }
+  table { border-collapse: collapse; width: 100%; }
+  td, th { text-align: left; padding: .25em .6em .25em 0; vertical-align: top; }
+  .ok { color: #137333; } .bad { color: #b3261e; }
+  pre { background: #f5f5f7; padding: .5em; overflow-x: auto; margin: .3em 0; white-space: pre-wrap; word-break: break-all; }
+  details summary { cursor: pointer; color: #555; }
+  .hint { color: #8a5a00; }
+  #status.live { color: #137333; } #status.down { color: #b3261e; }
+  button, select { font: inherit; }
 `;
 
 export const INSPECTOR_SCRIPT = `'use strict';
