@@ -1,6 +1,6 @@
 /**
  * The consumer program run against the installed tarballs, once as CommonJS and once as ESM. `load`
- * binds core, expressMiddleware, koaMiddleware, fastifyPlugin, webhookHandler, RedisStore, http,
+ * binds core, expressMiddleware, koaMiddleware, fastifyPlugin, webhookHandler, lambdaHandler, RedisStore, http,
  * express, Koa and Fastify. Each adapter gets a real app, one signed delivery and one GET; the handler's
  * line shows the event went through verify, dedupe and dispatch in the packed code.
  */
@@ -55,6 +55,16 @@ async function main() {
     const handler = webhookHandler(receiver);
     return { send: (init) => handler(new Request('http://localhost/webhooks', init)), close: async () => {} };
   });
+  await check('lambda', (receiver) => {
+    // An HTTP API (payload 2.0) event carrying the request, as API Gateway would invoke the function.
+    const handler = lambdaHandler(receiver);
+    const send = async (init) => {
+      const event = { version: '2.0', headers: init.headers ?? {}, body: init.body ?? '', isBase64Encoded: false,
+        requestContext: { http: { method: init.method } } };
+      return { status: (await handler(event)).statusCode };
+    };
+    return { send, close: async () => {} };
+  });
   const commands = [];
   const store = new RedisStore({ sendCommand: async (...args) => { commands.push(args[0]); return 'claimed'; } });
   // createReceiver checks the store's shape and throws at start-up when it is not a DedupeStore.
@@ -66,6 +76,6 @@ async function main() {
 main().catch((error) => { console.error(error); process.exitCode = 1; });
 `;
 
-export const adaptersExpected = `${['express', 'koa', 'fastify', 'web']
+export const adaptersExpected = `${['express', 'koa', 'fastify', 'web', 'lambda']
   .map((name) => `${name} handled +15555550123\n${name} 200 405`)
   .join('\n')}\nredis true claimed EVALSHA\n`;

@@ -114,8 +114,8 @@ describe('published packages', () => {
     });
   });
   // One describe with the build above: a second test file would build (and clean dist/) concurrently.
-  describe('the adapters, redis and web installed from their tarballs with core', () => {
-    const adapters = ['core', 'express', 'koa', 'fastify', 'web', 'redis'];
+  describe('the adapters, redis, web and lambda installed from their tarballs with core', () => {
+    const adapters = ['core', 'express', 'koa', 'fastify', 'web', 'lambda', 'redis'];
     let consumer: string;
     beforeAll(() => {
       consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-adapters-'));
@@ -134,6 +134,7 @@ describe('published packages', () => {
           const { webhookMiddleware: koaMiddleware } = require('@sms-webhooks/koa');
           const { webhookPlugin: fastifyPlugin } = require('@sms-webhooks/fastify');
           const { webhookHandler } = require('@sms-webhooks/web');
+          const { lambdaHandler } = require('@sms-webhooks/lambda');
           const { RedisStore } = require('@sms-webhooks/redis');
           const express = require('express');
           const Koa = require('koa');
@@ -152,6 +153,7 @@ describe('published packages', () => {
           import { webhookMiddleware as koaMiddleware } from '@sms-webhooks/koa';
           import fastifyPlugin from '@sms-webhooks/fastify';
           import { webhookHandler } from '@sms-webhooks/web';
+          import { lambdaHandler } from '@sms-webhooks/lambda';
           import { RedisStore } from '@sms-webhooks/redis';
           import express from 'express';
           import Koa from 'koa';
