@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@sms-webhooks/core';
@@ -21,6 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 /** Waits (up to 10 s) until the server printed `line` `count` times, then checks it is exactly that. */
