@@ -50,6 +50,9 @@ const STORE_EVENT: Record<StoreOperation, string> = {
   complete: `${EVENT.storePrefix}complete`,
   release: `${EVENT.storePrefix}release`,
   dispatch: `${EVENT.storePrefix}dispatch`,
+  claimOrder: `${EVENT.storePrefix}claim_order`,
+  completeOrder: `${EVENT.storePrefix}complete_order`,
+  releaseOrder: `${EVENT.storePrefix}release_order`,
 };
 
 /**

@@ -3,6 +3,7 @@ import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
 import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
 import { createInstruments } from './instruments.js';
 import { runQueued } from './queued-run.js';
+import { recordRefusal } from './refusal-span.js';
 
 export const INSTRUMENTATION_SCOPE = '@sms-webhooks/otel';
 
@@ -55,6 +56,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): I
     runQueued: (run, call) => runQueued(shared, run, call),
     refused(code, status) {
       instruments.deliveries.other('refused', status, code, undefined).count++;
+      recordRefusal(tracer, code, status);
     },
   };
 }

@@ -222,11 +222,18 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
       secret: 'whsec_not_the_right_one_000000000000',
     });
     expect(await post(url, forged)).toBe(400);
+    const delivery = t.span(SPAN.delivery);
+    t.reset();
     const get = await fetch(url);
     await get.text();
     expect(get.status).toBe(405);
+    // The entry's 405 gets a span of its own too (refusal-spans.test.ts has the 408 and 413).
+    expect(t.span(SPAN.delivery).attributes).toMatchObject({
+      [ATTR.outcome]: 'refused',
+      [ATTR.errorType]: 'method_not_allowed',
+      [ATTR.httpStatus]: 405,
+    });
 
-    const delivery = t.span(SPAN.delivery);
     expect(delivery.attributes).toMatchObject({
       [ATTR.outcome]: 'refused',
       [ATTR.errorType]: 'signature_mismatch',
