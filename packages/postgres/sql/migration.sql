@@ -7,3 +7,11 @@ CREATE TABLE IF NOT EXISTS "sms_webhook_events" (
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS "sms_webhook_events_expires_at" ON "sms_webhook_events" (expires_at);
+CREATE TABLE IF NOT EXISTS "sms_webhook_events_order" (
+  key text PRIMARY KEY,
+  version text COLLATE "C",
+  token text,
+  lease_until timestamptz,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "sms_webhook_events_order_exp" ON "sms_webhook_events_order" (expires_at);

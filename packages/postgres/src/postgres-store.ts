@@ -1,4 +1,5 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import type { OrderClaim, OrderClaimResult } from '@sms-webhooks/core/store';
 import { describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import {
   fromPg,
@@ -15,6 +16,7 @@ import {
 } from './clients.js';
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
+import { type OrderStatements, orderStatements } from './order-statements.js';
 import { DEFAULT_TABLE, migrateStatement, quotedTable, type Statements, statements } from './statements.js';
 import { refuseNonTransactional } from './transaction-client.js';
 
@@ -80,9 +82,12 @@ export type PostgresStoreOptions<Tx = unknown> =
 /** What `transaction` and `completeIn` need of the handler's context: `ctx.claim`. */
 export interface ClaimContext {
   claim?: { key: string; token: string } | undefined;
+  /** The object slot of the receiver's `order` option: its version advances in the same transaction. */
+  order?: OrderClaim | undefined;
 }
 
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
+const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
 
 function fail(message: string): never {
   throw new PostgresStoreError('ERR_SMS_POSTGRES_OPTIONS', message);
@@ -135,6 +140,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   readonly sweepIntervalMs: number;
   readonly sweepBatch: number;
   readonly #sql: Statements;
+  readonly #order: OrderStatements;
   readonly #run: Run;
   readonly #prepare: boolean | undefined;
   readonly #pool: PgPoolLike<Tx> | undefined;
@@ -166,6 +172,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
       prepare,
     } = options;
     this.#sql = statements(table);
+    this.#order = orderStatements(table);
     this.table = table;
     this.statementTimeoutMs = positive(
       'statementTimeoutMs',
@@ -260,6 +267,57 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     return this.#flag(this.#run('release', this.#sql.release, [storedKey(key), token]), 'release', key);
   }
 
+  async claimOrder(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult> {
+    const values = [storedKey(key), version, token, duration('leaseMs', leaseMs)];
+    const rows = await this.#bounded(
+      this.#ordered(this.#run('claimOrder', this.#order.claimOrder, values)),
+      `order claim of ${key.slice(0, 80)}`,
+    );
+    const result = rows[0]?.result;
+    if (typeof result !== 'string' || !ORDER_RESULTS.has(result)) throw this.#badReply('claimOrder', rows);
+    return result as OrderClaimResult;
+  }
+
+  async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
+    return this.#completeOrderOn(this.#run, { key, version, token }, duration('retainMs', retainMs));
+  }
+
+  async releaseOrder(key: string, token: string): Promise<boolean> {
+    const work = this.#ordered(this.#run('releaseOrder', this.#order.releaseOrder, [storedKey(key), token]));
+    return this.#flag(work, 'releaseOrder', key);
+  }
+
+  async renewOrder(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
+    return this.#flag(
+      this.#ordered(this.#run('renewOrder', this.#order.renewOrder, values)),
+      'renewOrder',
+      key,
+    );
+  }
+
+  async #completeOrderOn(run: Run, order: OrderClaim, retainMs: number): Promise<boolean> {
+    const values = [storedKey(order.key), order.version, order.token, retainMs];
+    const rows = await this.#bounded(
+      this.#ordered(run('completeOrder', this.#order.completeOrder, values)),
+      `order completion of ${order.key.slice(0, 80)}`,
+    );
+    const row = rows[0] as { ok?: unknown; n?: unknown } | undefined;
+    if (rows.length !== 1 || typeof row?.ok !== 'boolean') throw this.#badReply('completeOrder', rows);
+    return row.ok;
+  }
+
+  /** A missing order table (a database migrated before `order` existed) says what to run. */
+  #ordered<T>(work: Promise<T>): Promise<T> {
+    return work.catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code !== '42P01') throw error;
+      throw new PostgresStoreError(
+        'ERR_SMS_POSTGRES_NO_TABLE',
+        `the order table ${this.table}_order does not exist (the receiver's \`order\` option needs it): call await store.migrate() at start-up, or run migrationSql() again with your migrations.`,
+      );
+    });
+  }
+
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
     return this.#flag(this.#run('renew', this.#sql.renew, values), 'renew', key);
@@ -279,7 +337,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     if (this.#postgresJs !== undefined) {
       return (await this.#postgresJs.begin(async (tx) => {
         const result = await fn(tx);
-        if (claim) await this.#commit(runIn(tx, this.#prepare), claim);
+        if (claim) await this.#commit(runIn(tx, this.#prepare), claim, ctx.order);
         return result;
       })) as R;
     }
@@ -300,7 +358,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     try {
       await client.query({ text: 'BEGIN' });
       const result = await fn(client as unknown as Tx);
-      if (claim) await this.#commit(runIn(client, this.#prepare), claim);
+      if (claim) await this.#commit(runIn(client, this.#prepare), claim, ctx.order);
       await client.query({ text: 'COMMIT' });
       return result;
     } catch (error) {
@@ -328,7 +386,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     const claim = ctx?.claim;
     refuseNonTransactional(tx);
     const run = runIn(tx, this.#prepare);
-    if (claim) await this.#commit(run, claim);
+    if (claim) await this.#commit(run, claim, ctx?.order);
   }
 
   /**
@@ -340,7 +398,16 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     const rows = await this.#bounded(this.#run('sweep', this.#sql.sweep, [limit]), 'sweep');
     const n = rows[0]?.n;
     if (typeof n !== 'number') throw this.#badReply('sweep', rows);
-    return n;
+    // The order table exists once migrated with `order` support; a database without it has nothing there.
+    const objects = await this.#bounded(
+      this.#run('sweepOrder', this.#order.sweepOrder, [limit]).catch((error: unknown) => {
+        if ((error as { code?: unknown } | null)?.code === '42P01') return [{ n: 0 }];
+        throw error;
+      }),
+      'sweep',
+    );
+    const m = objects[0]?.n;
+    return n + (typeof m === 'number' ? m : 0);
   }
 
   /** Stops the automatic sweep and waits for one in progress. Leaves the client open: it is yours. */
@@ -349,7 +416,9 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     await this.#sweeping;
   }
 
-  async #commit(run: Run, claim: { key: string; token: string }): Promise<void> {
+  /** In the handler's transaction: the object's version first (`order`), then the event's record. */
+  async #commit(run: Run, claim: { key: string; token: string }, order?: OrderClaim): Promise<void> {
+    if (order !== undefined) await this.#completeOrderOn(run, order, this.retainMs);
     const rows = await run('commit', this.#sql.commit, [storedKey(claim.key), claim.token, this.retainMs]);
     if (rows.length !== 1) {
       throw new PostgresStoreError(

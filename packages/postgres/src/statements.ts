@@ -1,4 +1,5 @@
 import { PostgresStoreError } from './errors.js';
+import { orderMigrationSql } from './order-statements.js';
 
 export const DEFAULT_TABLE = 'sms_webhook_events';
 
@@ -57,7 +58,7 @@ export function migrationSql(table = DEFAULT_TABLE): string {
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${indexName(table)} ON ${t} (expires_at);
-`;
+${orderMigrationSql(table)}`;
 }
 
 /**

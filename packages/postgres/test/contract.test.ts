@@ -30,10 +30,13 @@ afterAll(async () => {
   await db?.drop();
 });
 
-runDedupeStoreContract('PostgresStore (pg)', () => new PostgresStore({ pool, table: 'contract_pg' }));
+runDedupeStoreContract('PostgresStore (pg)', () => new PostgresStore({ pool, table: 'contract_pg' }), {
+  order: true,
+});
 runDedupeStoreContract(
   'PostgresStore (postgres.js)',
   () => new PostgresStore({ sql, table: 'contract_postgres_js' }),
+  { order: true },
 );
 runDedupeStoreContract(
   'PostgresStore (pg, unprepared)',

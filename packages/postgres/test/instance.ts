@@ -40,6 +40,8 @@ export interface InstanceConfig {
   fastCommits?: boolean;
   /** The store's statementTimeoutMs (default 2000). */
   statementTimeoutMs?: number;
+  /** The receiver's `order: true`: message.sent and message.delivered of one message, latest wins. */
+  order?: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as InstanceConfig;
@@ -93,11 +95,12 @@ const receiver = createReceiver({
   respond: 'after-handlers',
   leaseMs: config.leaseMs,
   logger: quiet,
+  order: config.order === true,
 });
 const jitter = () =>
   config.jitterMs ? new Promise((r) => setTimeout(r, Math.random() * config.jitterMs!)) : undefined;
 
-receiver.on('message.delivered', async (event, ctx) => {
+receiver.on(['message.delivered', 'message.sent'], async (event, ctx) => {
   const point = crashes.get(event.id);
   await (store as PostgresStore<unknown>).transaction(ctx, async (tx) => {
     if (point === 'before-write') die();

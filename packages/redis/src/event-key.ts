@@ -11,3 +11,9 @@ export function eventKey(prefix: string, id: string): string {
   if (Buffer.byteLength(id, 'utf8') <= MAX_RAW_ID_BYTES) return `${prefix}id:${id}`;
   return `${prefix}sha256:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
 }
+
+/** `<prefix>order:<object key>` (the receiver's `order` option), hashed past MAX_RAW_ID_BYTES as ids are. */
+export function orderKey(prefix: string, key: string): string {
+  if (Buffer.byteLength(key, 'utf8') <= MAX_RAW_ID_BYTES) return `${prefix}order:${key}`;
+  return `${prefix}order-sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+}

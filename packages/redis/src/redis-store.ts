@@ -1,8 +1,19 @@
 import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import type { OrderClaimResult } from '@sms-webhooks/core/store';
 import { positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
-import { eventKey } from './event-key.js';
-import { CLAIM, COMPLETE, type LuaScript, RELEASE, RENEW } from './scripts.js';
+import { eventKey, orderKey } from './event-key.js';
+import {
+  CLAIM,
+  CLAIM_ORDER,
+  COMPLETE,
+  COMPLETE_ORDER,
+  type LuaScript,
+  RELEASE,
+  RELEASE_ORDER,
+  RENEW,
+  RENEW_ORDER,
+} from './scripts.js';
 import {
   type ClientType,
   fromClient,
@@ -43,6 +54,7 @@ export interface RedisStoreSendCommandOptions extends CommonOptions {
 export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreSendCommandOptions;
 
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
+const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
 
 function text(reply: unknown): unknown {
   return reply instanceof Uint8Array ? Buffer.from(reply).toString('utf8') : reply;
@@ -138,6 +150,30 @@ export class RedisStore implements DedupeStore {
     return this.#flag(RELEASE, await this.#bounded(this.#run(RELEASE, key, [token]), RELEASE, key));
   }
 
+  async claimOrder(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult> {
+    const redisKey = orderKey(this.prefix, key);
+    const work = this.#runOn(CLAIM_ORDER, redisKey, [version, token, duration('leaseMs', leaseMs)]);
+    const reply = text(await this.#bounded(work, CLAIM_ORDER, key));
+    if (typeof reply !== 'string' || !ORDER_RESULTS.has(reply)) throw this.#badReply(CLAIM_ORDER, reply);
+    return reply as OrderClaimResult;
+  }
+
+  async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
+    const redisKey = orderKey(this.prefix, key);
+    const work = this.#runOn(COMPLETE_ORDER, redisKey, [version, token, duration('retainMs', retainMs)]);
+    return this.#flag(COMPLETE_ORDER, await this.#bounded(work, COMPLETE_ORDER, key));
+  }
+
+  async releaseOrder(key: string, token: string): Promise<boolean> {
+    const work = this.#runOn(RELEASE_ORDER, orderKey(this.prefix, key), [token]);
+    return this.#flag(RELEASE_ORDER, await this.#bounded(work, RELEASE_ORDER, key));
+  }
+
+  async renewOrder(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const work = this.#runOn(RENEW_ORDER, orderKey(this.prefix, key), [token, duration('leaseMs', leaseMs)]);
+    return this.#flag(RENEW_ORDER, await this.#bounded(work, RENEW_ORDER, key));
+  }
+
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const work = this.#run(RENEW, key, [token, duration('leaseMs', leaseMs)]);
     return this.#flag(RENEW, await this.#bounded(work, RENEW, key));
@@ -171,8 +207,11 @@ export class RedisStore implements DedupeStore {
     );
   }
 
-  async #run(script: LuaScript, id: string, args: string[]): Promise<unknown> {
-    const key = this.keyFor(id);
+  #run(script: LuaScript, id: string, args: string[]): Promise<unknown> {
+    return this.#runOn(script, this.keyFor(id), args);
+  }
+
+  async #runOn(script: LuaScript, key: string, args: string[]): Promise<unknown> {
     try {
       return await this.#send(key, ['EVALSHA', script.sha1, '1', key, ...args]);
     } catch (error) {

@@ -9,7 +9,15 @@ import { createHash } from 'node:crypto';
  * completed marker.
  */
 export interface LuaScript {
-  readonly name: 'claim' | 'complete' | 'release' | 'renew';
+  readonly name:
+    | 'claim'
+    | 'complete'
+    | 'release'
+    | 'renew'
+    | 'claimOrder'
+    | 'completeOrder'
+    | 'releaseOrder'
+    | 'renewOrder';
   readonly source: string;
   readonly sha1: string;
 }
@@ -60,6 +68,90 @@ export const RENEW = script(
   `if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return 1
+end
+return 0
+`,
+);
+
+/*
+ * The order scripts (the receiver's `order` option) keep one hash per object: `v` its newest completed
+ * version, `t` the token holding its lease and `l` when that lease ends (ms, Redis's own clock). Versions
+ * compare bytewise (`before`), never with Lua's `<` on strings, which follows the server's locale.
+ */
+const ORDER_PRELUDE = `local function before(a, b)
+  local n = math.min(#a, #b)
+  for i = 1, n do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x < y end
+  end
+  return #a < #b
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function keep(ms)
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl < ms then redis.call('PEXPIRE', KEYS[1], ms) end
+end
+`;
+
+/** ARGV: version, token, leaseMs. Returns 'claimed', 'stale' or 'in-flight'. */
+export const CLAIM_ORDER = script(
+  'claimOrder',
+  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[1], 'v')
+if v and not before(v, ARGV[1]) then
+  return 'stale'
+end
+local holder = redis.call('HGET', KEYS[1], 't')
+if holder and holder ~= ARGV[2] then
+  local ends = tonumber(redis.call('HGET', KEYS[1], 'l'))
+  if ends and ends > now then
+    return 'in-flight'
+  end
+end
+redis.call('HSET', KEYS[1], 't', ARGV[2], 'l', now + tonumber(ARGV[3]))
+keep(tonumber(ARGV[3]))
+return 'claimed'
+`,
+);
+
+/** ARGV: version, token, retainMs. Returns 1 when `token` held the object (now freed), else 0. */
+export const COMPLETE_ORDER = script(
+  'completeOrder',
+  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[1], 'v')
+if not v or before(v, ARGV[1]) then
+  redis.call('HSET', KEYS[1], 'v', ARGV[1])
+end
+local held = redis.call('HGET', KEYS[1], 't') == ARGV[2]
+if held then
+  redis.call('HDEL', KEYS[1], 't', 'l')
+end
+keep(tonumber(ARGV[3]))
+if held then return 1 end
+return 0
+`,
+);
+
+/** ARGV: token. Returns 1 when `token` held the object (now freed; its version stays), else 0. */
+export const RELEASE_ORDER = script(
+  'releaseOrder',
+  `if redis.call('HGET', KEYS[1], 't') == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 't', 'l')
+  return 1
+end
+return 0
+`,
+);
+
+/** ARGV: token, leaseMs. Returns 1 when `token` held a live lease (now ending leaseMs from now), else 0. */
+export const RENEW_ORDER = script(
+  'renewOrder',
+  `${ORDER_PRELUDE}if redis.call('HGET', KEYS[1], 't') == ARGV[1] then
+  local ends = tonumber(redis.call('HGET', KEYS[1], 'l'))
+  if ends and ends > now then
+    redis.call('HSET', KEYS[1], 'l', now + tonumber(ARGV[2]))
+    keep(tonumber(ARGV[2]))
+    return 1
+  end
 end
 return 0
 `,

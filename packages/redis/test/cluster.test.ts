@@ -53,6 +53,7 @@ afterAll(async () => {
 runDedupeStoreContract(
   'RedisStore on Redis Cluster (ioredis Cluster)',
   () => new RedisStore({ client: ioredisCluster, clientType: 'ioredis', prefix: 'c-io:' }),
+  { order: true },
 );
 runDedupeStoreContract(
   'RedisStore on Redis Cluster (node-redis v5 createCluster)',

@@ -28,11 +28,20 @@ async function connected(kind: (typeof CLIENT_KINDS)[number]): Promise<Connected
 // sharing a prefix share records, so a fixed prefix fails the next run against the same REDIS_URL.
 for (const kind of CLIENT_KINDS) {
   const prefix = runPrefix(`contract-${kind.replace(/\W+/g, '-')}`);
-  runDedupeStoreContract(`RedisStore (${kind})`, async () => (await connected(kind)).store({ prefix }));
+  runDedupeStoreContract(`RedisStore (${kind})`, async () => (await connected(kind)).store({ prefix }), {
+    order: true,
+  });
 }
 
 // The raw sendCommand form, as the README shows it for ioredis.
-runDedupeStoreContract('RedisStore (sendCommand)', async () => {
-  const c = await connected('ioredis');
-  return new RedisStore({ sendCommand: (...args) => c.command(...args), prefix: runPrefix('contract-raw') });
-});
+runDedupeStoreContract(
+  'RedisStore (sendCommand)',
+  async () => {
+    const c = await connected('ioredis');
+    return new RedisStore({
+      sendCommand: (...args) => c.command(...args),
+      prefix: runPrefix('contract-raw'),
+    });
+  },
+  { order: true },
+);
