@@ -285,8 +285,8 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     });
   });
 
-  it("handler failure with 'immediately': 200 received, the span ends in error after the handler, with a handler and an exception event", async () => {
-    const url = await start();
+  it("handler failure with 'immediately' (retry off): 200 received, the span ends in error after the handler, with a handler and an exception event", async () => {
+    const url = await start({ retry: false });
     receiver.on('message.failed', () => {
       throw new Error('later');
     });
@@ -309,5 +309,20 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     expect(childrenOf(t.spans(), delivery)).toEqual([]);
     await expectTotal(METRIC.handlerDuration, { [ATTR.handlerName]: 'anonymous', [ATTR.errorType]: 'Error' });
     expect(trace.getActiveSpan()).toBeUndefined();
+  });
+
+  it("a handler that fails once and succeeds on the in-process retry: the span ends OK, with one handler event for the failed run", async () => {
+    const url = await start();
+    let runs = 0;
+    receiver.on('message.failed', () => {
+      runs++;
+      if (runs === 1) throw new Error('blip');
+    });
+    expect(await post(url, createTestDelivery('message.failed', { secret }))).toBe(200);
+    expect(runs).toBe(2);
+    const delivery = t.span(SPAN.delivery);
+    expect(delivery.status.code).not.toBe(2);
+    expect(delivery.attributes[ATTR.errorType]).toBeUndefined();
+    expect(delivery.events.filter((e) => e.name === 'sms_webhooks.handler')).toHaveLength(1);
   });
 });
