@@ -5,6 +5,7 @@ import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';
 import { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
+import { positiveInteger } from './option-checks.js';
 import { checkStore, type HandOffStore } from './store.js';
 import { transactionDb } from './transaction-db.js';
 
@@ -44,6 +45,9 @@ export interface ReplayResult {
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,49}$/;
+
+/** Thrown inside a replay's transaction to roll it back when the event turns out to be done. */
+class AlreadyDone extends Error {}
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function schemaOf(options: FailedJobsOptions | undefined): string {
@@ -124,13 +128,12 @@ export async function replayFailed(
   const s = schemaOf(options);
   const sql = dedupeStatements(store.table);
   const queue = options.queue ?? DEFAULT_QUEUE_NAME;
-  const holdMs = options.holdMs ?? DAY_MS;
+  const holdMs = positiveInteger('holdMs', options.holdMs, DAY_MS, 'ms');
   const jobId = jobIdFor(eventId);
   const taken = `RETURNING data, retry_limit, retry_delay, retry_backoff,
   EXTRACT(epoch FROM expire_in)::int AS expire_in_seconds`;
   const result = (status: ReplayResult['status']): ReplayResult => ({ eventId, jobId, status });
 
-  class AlreadyDone extends Error {}
   try {
     return await store.transaction({}, async (tx) => {
       const db = transactionDb(tx);
