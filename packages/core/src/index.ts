@@ -3,10 +3,16 @@
 export type { Awaitable, ClaimResult, DedupeStore } from './receiver/dedupe-store.js';
 export type { Dispatch, DispatchClaim, DispatchedEvent } from './receiver/dispatch.js';
 export { WebhookHandlerError } from './receiver/handler-error.js';
-export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './receiver/handler-registry.js';
+export type {
+  AnyWebhookHandler,
+  HandlerContext,
+  OrderClaim,
+  WebhookHandler,
+} from './receiver/handler-registry.js';
 export type { DrainResult } from './receiver/in-flight.js';
 export type { Instrumentation } from './receiver/instrumentation.js';
 export { MemoryStore, type MemoryStoreOptions } from './receiver/memory-store.js';
+export type { OrderKey, OrderOption } from './receiver/order.js';
 export {
   createReceiver,
   type ErrorHandler,
@@ -14,9 +20,11 @@ export {
   type Receiver,
   type Refusal,
   type RefusalHandler,
+  type StaleHandler,
 } from './receiver/receiver.js';
 export type { ReceiverOptions, RespondMode, StoreErrorMode } from './receiver/receiver-options.js';
 export type { ReceiverResponse } from './receiver/responses.js';
+export type { RetryOption } from './receiver/retry.js';
 export { type Clock, systemClock } from './verify/clock.js';
 export {
   isWebhookVerificationError,

@@ -202,5 +202,8 @@ describe('order: true (events out of order)', () => {
       /`order` must be true .* or a function .*got the string "yes"/,
     );
     expect(() => createReceiver({ secret }).onStale(() => {})).toThrow(/onStale\(\) needs ordering/);
+    expect(() => createReceiver({ secret, order: true, dispatch: async () => {} })).toThrow(
+      /`order` works where the handlers run, and with `dispatch` they run in a queue worker/,
+    );
   });
 });

@@ -140,6 +140,11 @@ function checkShape(options: ReceiverOptions): void {
       '`respond` does nothing with `dispatch`: the receiver answers 200 once the hand-off resolves and 503 when it fails. Remove `respond`, or `dispatch` to run handlers in this process.',
     );
   }
+  if (options.dispatch !== undefined && options.order !== undefined && options.order !== false) {
+    fail(
+      '`order` works where the handlers run, and with `dispatch` they run in a queue worker that does not keep the object versions. Order inside the worker (a job per message, or a check of your own), or drop `dispatch` to run handlers here with `order`.',
+    );
+  }
   if (
     options.instrumentation !== undefined &&
     typeof (options.instrumentation as Partial<Instrumentation> | null)?.startDelivery !== 'function'
