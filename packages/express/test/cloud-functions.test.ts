@@ -4,7 +4,7 @@ import * as functions from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { webhookMiddleware } from '@sms-webhooks/express';
-import { captureLogger } from '../../../test/helpers/index.js';
+import { captureLogger } from '@sms-webhooks/test-helpers';
 
 // Google Cloud Functions (and Firebase, which deploys onto it) parse every body before the function runs
 // and keep the bytes as req.rawBody. This runs the middleware behind @google-cloud/functions-framework's
