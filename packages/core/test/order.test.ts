@@ -187,6 +187,33 @@ describe('order: true (events out of order)', () => {
     expect(ran).toEqual(['message.delivered']);
   });
 
+  it('costs exactly one more store call before the answer, and none when off', async () => {
+    const calls: string[] = [];
+    const counting = () => {
+      const inner = new MemoryStore();
+      return new Proxy(inner, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls.push(String(name));
+            return value.apply(target, args);
+          };
+        },
+      });
+    };
+    for (const order of [false, true]) {
+      const receiver = createReceiver({ secret, order, store: counting(), logger: captureLogger() });
+      receiver.on('message.delivered', () => {});
+      calls.length = 0;
+      const d = delivery('message.delivered', 'msg_8', at(1));
+      await receiver.handle({ rawBody: d.body, headers: d.headers });
+      expect(calls, `order ${order}`).toEqual(order ? ['claim', 'claimOrder'] : ['claim']);
+      await receiver.drain();
+      expect(calls.slice(order ? 2 : 1)).toEqual(order ? ['completeOrder', 'complete'] : ['complete']);
+    }
+  });
+
   it('fails at start-up: a store without the order methods, a bad option, onStale without order', () => {
     const bare = new MemoryStore();
     const store = {
