@@ -8,7 +8,7 @@
 import { createServer } from 'node:http';
 import { createReceiver, createTestDelivery, type EventType, signPayload } from '@sms-webhooks/core';
 import { createNodeHandler, writeNodeResponse } from '@sms-webhooks/core/adapter';
-import { listen, type Listening } from '@sms-webhooks/test-helpers';
+import { type Listening, listen } from '@sms-webhooks/test-helpers';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { type Connected, connect } from './clients.js';
 import { captureLogger, runPrefix, secret } from './harness.js';
@@ -115,7 +115,8 @@ it('two instances on one Redis, 1,000 shuffled status events for 100 messages: e
       const json = (await res.json()) as { stale?: boolean; error?: { code: string } };
       const kind = json.stale ? 'stale' : res.status === 200 ? '200' : `${res.status} ${json.error?.code}`;
       answers.set(kind, (answers.get(kind) ?? 0) + 1);
-      if (res.status === 409) queue.push(e); // the service retries it later
+      if (res.status === 409)
+        queue.push(e); // the service retries it later
       else expect(res.status, kind).toBe(200);
     }
   };
