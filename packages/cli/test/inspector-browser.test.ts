@@ -21,7 +21,8 @@ let profile: string;
 let browser: BrowserContext;
 
 beforeAll(async () => {
-  // Refuses the first delivery (500), so the emulator retries 1 min × 1/100 = 0.6 s later.
+  // Refuses the first delivery (500), so the emulator retries 1 min × 1/10 = 6 s later: time enough, on a
+  // loaded machine, to read the page while the retry is still to come.
   app = await startApp(SECRET, { failFirst: 1 });
   const stateFile = join(mkdtempSync(join(tmpdir(), 'sms-webhooks-ui-')), 'state.json');
   listen = listenInProcess([
@@ -35,7 +36,7 @@ beforeAll(async () => {
     '--secret',
     SECRET,
     '--time-scale',
-    '1/100',
+    '1/10',
     '--events',
     'webhook.test,message.sent',
     '--state-file',
@@ -83,7 +84,7 @@ describe('listen --ui in Chromium', () => {
     expect(await first.getAttribute('data-status')).toBe('500');
     expect(await first.locator('.next').textContent()).toMatch(/^next retry /);
     expect(await card.locator('.schedule').textContent()).toContain(
-      'then +3 s, +18 s, +1.2 min, +7.2 min (6 attempts in all)',
+      'then +30 s, +3 min, +12 min, +1.2 h (6 attempts in all)',
     );
     // Attempt 2 arrives by itself (the retry), answered 200.
     const second = card.locator('tr[data-attempt="2"]');
