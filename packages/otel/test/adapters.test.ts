@@ -311,7 +311,7 @@ describe.each(ADAPTERS)('@sms-webhooks/otel over HTTP through %s', (adapter) => 
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 
-  it("a handler that fails once and succeeds on the in-process retry: the span ends OK, with one handler event for the failed run", async () => {
+  it('a handler that fails once and succeeds on the in-process retry: the span ends OK, with one handler event for the failed run', async () => {
     const url = await start();
     let runs = 0;
     receiver.on('message.failed', () => {

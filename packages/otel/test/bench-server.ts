@@ -11,9 +11,8 @@ import { otelInstrumentation } from '@sms-webhooks/otel';
 import { serveParent, startChild } from '../../../test/bench/lib/bench-child.js';
 import { BENCH_SECRET } from '../../../test/bench/lib/fixtures.js';
 import { counters, type Framework } from '../../../test/bench/servers/contenders.js';
-import { expressApp } from '../../../test/bench/servers/express-app.js';
-import { fastifyApp } from '../../../test/bench/servers/fastify-app.js';
-import { koaApp } from '../../../test/bench/servers/koa-app.js';
+import { handInstrumentation } from './hand-instrumentation.js';
+import { enableInstrumentedApp } from './instrumented-app.js';
 import { telemetry, useAsyncContext } from './telemetry.js';
 
 /**
@@ -26,8 +25,22 @@ import { telemetry, useAsyncContext } from './telemetry.js';
  * - `sdk-sent`: as `sdk`, but the exporter lets go of each batch as it is exported, as a network
  *   exporter does once it has sent it, where the in-memory one keeps every span until the server
  *   reads and drops them (every 200 ms): what holding the spans costs (the garbage collector's copying).
+ * - `app`: an instrumented application (issue 28): the SDK with the HTTP and framework instrumentations
+ *   (instrumented-app.ts), the receiver without `instrumentation`;
+ * - `app-ours`: the same application with `otelInstrumentation()` on the same providers;
+ * - `hand`: the SDK and a hand-written `instrumentation` recording what ours records by default
+ *   (hand-instrumentation.ts), no HTTP or framework instrumentation.
  */
-export type Instrumented = 'none' | 'no-sdk' | 'context' | 'sdk' | 'sdk-full' | 'sdk-sent';
+export type Instrumented =
+  | 'none'
+  | 'no-sdk'
+  | 'context'
+  | 'sdk'
+  | 'sdk-full'
+  | 'sdk-sent'
+  | 'app'
+  | 'app-ours'
+  | 'hand';
 
 /** Counts the spans of each exported batch and keeps none. */
 class SentSpans implements SpanExporter {
@@ -72,6 +85,36 @@ async function main(): Promise<void> {
       return sent.count;
     };
     shutdown = () => t.shutdown();
+  } else if (
+    config.instrumented === 'app' ||
+    config.instrumented === 'app-ours' ||
+    config.instrumented === 'hand'
+  ) {
+    const t = telemetry({ batch: true });
+    if (config.instrumented === 'hand') {
+      instrumentation = handInstrumentation(t.tracerProvider, t.meterProvider);
+    } else {
+      await enableInstrumentedApp(config.framework, t.tracerProvider, t.meterProvider);
+      if (config.instrumented === 'app-ours') {
+        instrumentation = otelInstrumentation({
+          tracerProvider: t.tracerProvider,
+          meterProvider: t.meterProvider,
+        });
+      }
+    }
+    pending = async () => {
+      await t.tracerProvider.forceFlush();
+      return t.spans().length;
+    };
+    const drop = setInterval(() => {
+      spans += t.spans().length;
+      t.reset();
+    }, 200);
+    drop.unref();
+    shutdown = async () => {
+      clearInterval(drop);
+      await t.shutdown();
+    };
   } else if (config.instrumented === 'sdk' || config.instrumented === 'sdk-full') {
     // As an application sets it up: the async context manager and a batching span processor.
     const t = telemetry({ batch: true });
@@ -104,8 +147,13 @@ async function main(): Promise<void> {
   receiver.on('message.delivered', () => {
     counters.accepted++;
   });
-  const build = { express: expressApp, fastify: fastifyApp, koa: koaApp }[config.framework];
-  const server: Server = await build('ours', receiver, config.maxBodyBytes).listen();
+  // Loaded only now, by import(): the instrumented application patches the frameworks as they load.
+  const build = {
+    express: async () => (await import('../../../test/bench/servers/express-app.js')).expressApp,
+    fastify: async () => (await import('../../../test/bench/servers/fastify-app.js')).fastifyApp,
+    koa: async () => (await import('../../../test/bench/servers/koa-app.js')).koaApp,
+  }[config.framework];
+  const server: Server = await (await build())('ours', receiver, config.maxBodyBytes).listen();
   serveParent({
     server,
     replies: {
