@@ -148,7 +148,7 @@ for (const [name, make] of majors) {
       [{ receiver: 'r', path: '/w', drainTimeoutMs: -1 }, /`drainTimeoutMs` must be a positive number/],
       [
         { receiver: 'r', path: '/w', drainTimeoutMs: '5000' },
-        /^@sms-webhooks\/fastify: `drainTimeoutMs` must be a positive number of milliseconds, such as 10000 \(the default\), got "5000"\.$/,
+        /^@sms-webhooks\/fastify: `drainTimeoutMs` must be a positive number of milliseconds, such as 10000 \(the default\), got the string "5000"\.$/,
       ],
     ] as [Record<string, unknown>, RegExp][])('refuses %j at register time', async (options, message) => {
       const app = make();

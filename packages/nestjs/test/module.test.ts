@@ -454,7 +454,7 @@ describe('start-up errors', () => {
     [{ secret: SECRET, path: PATH, drainTimeoutMs: 0 }, /`drainTimeoutMs` must be a positive number/],
     [
       { secret: SECRET, path: PATH, drainTimeoutMs: '5000' },
-      /^@sms-webhooks\/nestjs: `drainTimeoutMs` must be a positive number of milliseconds, such as 10000 \(the default\), got "5000"\.$/,
+      /^@sms-webhooks\/nestjs: `drainTimeoutMs` must be a positive number of milliseconds, such as 10000 \(the default\), got the string "5000"\.$/,
     ],
     [{ secret: '', path: PATH }, /^sms-webhooks: `secret` is empty/],
     [{ secret: SECRET, path: PATH, tolerence: 300 }, /^sms-webhooks: unknown option `tolerence`/],

@@ -1,3 +1,5 @@
+import { positiveOption } from '../verify/option-checks.js';
+
 /** How long an adapter's shutdown waits for handlers still running after their 200, unless told otherwise. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
@@ -6,11 +8,8 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
  * starts with the adapter's `name`, as its other option errors do.
  */
 export function drainTimeoutOption(name: string, value: unknown): number {
-  if (value === undefined) return DEFAULT_DRAIN_TIMEOUT_MS;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(
-      `${name}: \`drainTimeoutMs\` must be a positive number of milliseconds, such as ${DEFAULT_DRAIN_TIMEOUT_MS} (the default), got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}.`,
-    );
-  }
-  return value;
+  return positiveOption('drainTimeoutMs', value, DEFAULT_DRAIN_TIMEOUT_MS, {
+    owner: name,
+    unit: `milliseconds, such as ${DEFAULT_DRAIN_TIMEOUT_MS} (the default)`,
+  });
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../verify/logger.js';
+import { positiveOption } from '../verify/option-checks.js';
 import type { ClaimResult, DedupeStore, OrderClaimResult } from './dedupe-store.js';
 import { MemoryOrder } from './memory-order.js';
 
@@ -46,12 +47,11 @@ export class MemoryStore implements DedupeStore {
   readonly #order = new Fifo();
 
   constructor(options: MemoryStoreOptions = {}) {
-    const { maxEntries = 100_000, logger = console, now = Date.now } = options;
-    if (!Number.isInteger(maxEntries) || maxEntries < 1) {
-      throw new TypeError(
-        `sms-webhooks: MemoryStore maxEntries must be a positive integer, got ${maxEntries}.`,
-      );
-    }
+    const { logger = console, now = Date.now } = options;
+    const maxEntries = positiveOption('maxEntries', options.maxEntries, 100_000, {
+      owner: 'sms-webhooks: MemoryStore',
+      integer: true,
+    });
     this.maxEntries = maxEntries;
     this.#logger = logger;
     this.#now = now;

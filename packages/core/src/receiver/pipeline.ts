@@ -32,9 +32,15 @@ import {
 import { StoreSteps } from './store-steps.js';
 
 type NextTurn = (fn: typeof runInBackground, pipeline: DeliveryPipeline, d: Delivery) => unknown;
-/** Workers and edge runtimes have no setImmediate; a zero timeout is their next turn. */
-const nextTurn: NextTurn =
-  (globalThis.setImmediate as NextTurn | undefined) ?? ((fn, ...args) => setTimeout(fn, 0, ...args));
+const timeoutTurn: NextTurn = (fn, ...args) => setTimeout(fn, 0, ...args);
+/**
+ * Handlers start on the next turn. Workers and edge runtimes have no setImmediate, and Next.js's edge
+ * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their next turn.
+ */
+let nextTurn: NextTurn =
+  globalThis.setImmediate === undefined || typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string'
+    ? timeoutTurn
+    : (globalThis.setImmediate as unknown as NextTurn);
 
 function runInBackground(pipeline: DeliveryPipeline, d: Delivery): void {
   void pipeline.run.runAndFinish(d, true);
@@ -132,14 +138,20 @@ export class DeliveryPipeline {
       if (ordered !== undefined) return ordered;
     }
 
-    d.ctx = {
-      attempt: this.#attempt(attempt, d),
-      receivedAt: new Date(this.opts.clock.now()),
-      claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
-    };
-    if (d.order !== undefined) d.ctx.order = d.order;
-    if (this.opts.dispatch !== undefined) return dispatchStep(d, this.opts, this.store, this.refusals);
-    return this.#respondStep(d);
+    try {
+      d.ctx = {
+        attempt: this.#attempt(attempt, d),
+        receivedAt: new Date(this.opts.clock.now()),
+        claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
+      };
+      if (d.order !== undefined) d.ctx.order = d.order;
+      if (this.opts.dispatch !== undefined) return dispatchStep(d, this.opts, this.store, this.refusals);
+      return this.#respondStep(d);
+    } catch (error) {
+      // A bug past the claim (not bad input): give the claims back, so the service's retry is not 409.
+      if (d.token !== undefined) void this.store.finish(event.id, d.token, false, 0, obs, d.order);
+      throw error;
+    }
   }
 
   /** Signature, freshness, envelope: the event, or the refusal to answer (a promise on Web Crypto). */
@@ -230,7 +242,13 @@ export class DeliveryPipeline {
     const { waitUntil } = d;
     d.run = this.inFlight.start(d.event.id, waitUntil !== undefined);
     // Handlers start on the next turn, so even a synchronous one cannot hold up the ack.
-    nextTurn(runInBackground, this, d);
+    try {
+      nextTurn(runInBackground, this, d);
+    } catch {
+      // A sandbox whose setImmediate throws when called: from now on, a zero timeout.
+      nextTurn = timeoutTurn;
+      nextTurn(runInBackground, this, d);
+    }
     if (waitUntil !== undefined) {
       try {
         waitUntil(d.run.done!);

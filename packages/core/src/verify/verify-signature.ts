@@ -1,6 +1,12 @@
 import { WebhookVerificationError } from './errors.js';
 import { type HmacKey, hmacKeyFor, requireSyncHmac } from './hmac-key.js';
-import { checkSecrets, DEFAULT_TOLERANCE_SECONDS, describeValue, positiveOption } from './option-checks.js';
+import {
+  checkSecrets,
+  DEFAULT_TOLERANCE_SECONDS,
+  describeValue,
+  optionError,
+  positiveOption,
+} from './option-checks.js';
 import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
@@ -87,8 +93,9 @@ export function checkVerifyOptions(options: VerifySignatureOptions, caller: stri
   }
   const { now } = options;
   if (now !== undefined && (typeof now !== 'number' || !Number.isFinite(now))) {
-    throw new TypeError(
-      `sms-webhooks: \`now\` must be the current time in unix seconds, got ${describeValue(now)}. Omit it to use the clock.`,
+    throw optionError(
+      'sms-webhooks',
+      `\`now\` must be the current time in unix seconds, got ${describeValue(now)}. Omit it to use the clock.`,
     );
   }
   return {
