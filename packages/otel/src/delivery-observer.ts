@@ -26,7 +26,7 @@ import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
 import type { DeliveryEntry, Instruments } from './instruments.js';
-import { errorCodeOf, outcomeOf } from './outcome.js';
+import { acceptedOutcome, errorCodeOf, outcomeOf } from './outcome.js';
 import { isPromiseLike } from './promise-like.js';
 import { seconds } from './seconds.js';
 import { toTraceContext } from './trace-context.js';
@@ -258,9 +258,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     const eventType = this.#eventType;
     let entry: DeliveryEntry;
     if (status < 300 && eventType !== undefined) {
-      const json = response.json as { duplicate?: boolean; ignored?: boolean };
-      const outcome = json.duplicate === true ? 'duplicate' : json.ignored === true ? 'ignored' : 'received';
-      entry = deliveries.accepted(outcome, eventType);
+      entry = deliveries.accepted(acceptedOutcome(response), eventType);
     } else {
       const outcome = outcomeOf(response, this.#verified);
       entry = deliveries.other(outcome, status, errorCodeOf(response), eventType);

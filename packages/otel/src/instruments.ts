@@ -1,5 +1,6 @@
 import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
 import { ATTR, METRIC } from './attributes.js';
+import type { AcceptedOutcome } from './outcome.js';
 
 // Seconds, as OpenTelemetry's duration metrics are; most answers and store operations take well under
 // a millisecond, so the buckets start lower than the HTTP conventions' 5 ms.
@@ -60,16 +61,21 @@ function entry(attributes: Attributes): DeliveryEntry {
  */
 export class DeliveryTally {
   /** Verified deliveries answered 200, by event type: the hot path, found without building a key. */
-  readonly #accepted = new Map<string, Record<'received' | 'duplicate' | 'ignored', DeliveryEntry>>();
+  readonly #accepted = new Map<string, Record<AcceptedOutcome, DeliveryEntry>>();
   /** Every other answer, by a key of its attributes. */
   readonly #other = new Map<string, DeliveryEntry>();
 
-  accepted(outcome: 'received' | 'duplicate' | 'ignored', eventType: string): DeliveryEntry {
+  accepted(outcome: AcceptedOutcome, eventType: string): DeliveryEntry {
     let byOutcome = this.#accepted.get(eventType);
     if (byOutcome === undefined) {
       const set = (o: string) =>
         entry({ [ATTR.outcome]: o, [ATTR.httpStatus]: 200, [ATTR.eventType]: eventType });
-      byOutcome = { received: set('received'), duplicate: set('duplicate'), ignored: set('ignored') };
+      byOutcome = {
+        received: set('received'),
+        duplicate: set('duplicate'),
+        ignored: set('ignored'),
+        stale: set('stale'),
+      };
       this.#accepted.set(eventType, byOutcome);
     }
     return byOutcome[outcome];

@@ -2,24 +2,40 @@ import type { ReceiverResponse } from '@sms-webhooks/core';
 
 /**
  * What became of a delivery, from the answer the receiver gave:
- * - `received`, `ignored` (no handler for its type), `duplicate` (already processed): 200;
+ * - `received`, `ignored` (no handler for its type), `duplicate` (already processed), `stale` (older than
+ *   the newest event completed for its object, with the receiver's `order`): 200;
  * - `in_flight`: 409, being processed elsewhere right now;
  * - `refused`: turned away before it was verified (bad signature, too large, wrong method …);
  * - `failed`: verified, but the store or a handler ('after-handlers') failed: 5xx, the service retries.
  */
-export type DeliveryOutcome = 'received' | 'ignored' | 'duplicate' | 'in_flight' | 'refused' | 'failed';
+export type DeliveryOutcome =
+  | 'received'
+  | 'ignored'
+  | 'duplicate'
+  | 'stale'
+  | 'in_flight'
+  | 'refused'
+  | 'failed';
 
 export function outcomeOf(response: ReceiverResponse, verified: boolean): DeliveryOutcome {
   if (response.status < 300) {
-    const json = response.json as { duplicate?: boolean; ignored?: boolean };
-    if (json.duplicate === true) return 'duplicate';
-    if (json.ignored === true) return 'ignored';
-    return 'received';
+    return acceptedOutcome(response);
   }
   const code = errorCodeOf(response);
   if (code === 'in_flight') return 'in_flight';
   return verified ? 'failed' : 'refused';
 }
+
+/** The outcome of a 200: what the body says beside `received`. */
+export function acceptedOutcome(response: ReceiverResponse): AcceptedOutcome {
+  const json = response.json as { duplicate?: boolean; ignored?: boolean; stale?: boolean };
+  if (json.duplicate === true) return 'duplicate';
+  if (json.ignored === true) return 'ignored';
+  if (json.stale === true) return 'stale';
+  return 'received';
+}
+
+export type AcceptedOutcome = 'received' | 'duplicate' | 'ignored' | 'stale';
 
 /** The stable error code of a non-2xx answer (`signature_mismatch`, `in_flight` …). */
 export function errorCodeOf(response: ReceiverResponse): string | undefined {

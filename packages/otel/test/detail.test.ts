@@ -137,6 +137,38 @@ describe('@sms-webhooks/otel: what the default records, and what it leaves to de
     ]);
   });
 
+  it('counts an event answered stale (`order`) under the outcome stale, apart from received', async () => {
+    t = telemetry();
+    const receiver = createReceiver({
+      secret,
+      logger: quiet,
+      order: true,
+      instrumentation: otelInstrumentation({
+        tracerProvider: t.tracerProvider,
+        meterProvider: t.meterProvider,
+      }),
+    });
+    receiver.on(['message.sent', 'message.delivered'], () => {});
+    const status = (type: 'message.sent' | 'message.delivered', updated_at: string) =>
+      createTestDelivery(type, { secret, data: { id: 'msg_otel', updated_at } });
+    for (const d of [
+      status('message.delivered', '2026-11-26T10:00:02Z'),
+      status('message.sent', '2026-11-26T10:00:01Z'),
+    ]) {
+      expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+      await receiver.drain();
+    }
+    const points = await t.points(METRIC.deliveries);
+    expect(points.map((p) => [p.attributes[ATTR.outcome], p.attributes[ATTR.eventType], p.value])).toEqual([
+      ['received', 'message.delivered', 1],
+      ['stale', 'message.sent', 1],
+    ]);
+    expect(
+      t.spans().find((s) => s.name === SPAN.delivery && s.attributes[ATTR.eventType] === 'message.sent')
+        ?.attributes[ATTR.outcome],
+    ).toBe('stale');
+  });
+
   it("refuses a `detail` that is neither 'delivery' nor 'full', saying what it takes", () => {
     expect(() => otelInstrumentation({ detail: 'steps' as never })).toThrow(
       /`detail` is 'delivery' \(the default\) or 'full', not "steps"/,
