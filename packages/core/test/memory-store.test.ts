@@ -137,7 +137,9 @@ describe('MemoryStore', () => {
   });
 
   it('rejects a bad maxEntries with a message that says what to pass', () => {
-    expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(/MemoryStore: `maxEntries` must be a positive integer, got 0\./);
+    expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(
+      /MemoryStore: `maxEntries` must be a positive integer, got 0\./,
+    );
   });
 
   it('starts no timer, so it never keeps the process alive', async () => {

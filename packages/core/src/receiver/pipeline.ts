@@ -38,7 +38,8 @@ const timeoutTurn: NextTurn = (fn, ...args) => setTimeout(fn, 0, ...args);
  * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their next turn.
  */
 let nextTurn: NextTurn =
-  globalThis.setImmediate === undefined || typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string'
+  globalThis.setImmediate === undefined ||
+  typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string'
     ? timeoutTurn
     : (globalThis.setImmediate as unknown as NextTurn);
 
