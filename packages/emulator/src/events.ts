@@ -63,6 +63,9 @@ export function planSend(options: SimulateSendOptions, now: Date): SendPlan {
     outcome: failing.has(number) ? ('failed' as const) : ('delivered' as const),
     reply: failing.has(number) ? null : (options.replies?.[number] ?? null),
   }));
+  // Each status moves the message on: its updated_at grows with it (sent, then delivered or failed, then
+  // replied), as the service's do, so an app that orders by updated_at (`order: true`) sees the real order.
+  const step: Record<string, number> = { sent: 0, delivered: 1, failed: 1, replied: 2 };
   const message = (m: (typeof messages)[number], status: string, extra: Record<string, unknown> = {}) => ({
     ...sampleData('message.sent', now),
     id: m.id,
@@ -71,7 +74,7 @@ export function planSend(options: SimulateSendOptions, now: Date): SendPlan {
     status,
     error: null,
     kind: 'utility',
-    updated_at: at,
+    updated_at: new Date(now.getTime() + (step[status] ?? 0)).toISOString(),
     metadata: { ...options.metadata },
     ...extra,
   });
