@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './helpers.js';
@@ -53,6 +53,39 @@ describe('listen across a restart', () => {
       await second.waitFor(new RegExp(`${id}\\s+attempt 3\\s+→ 200`));
     } finally {
       expect(await second.stop()).toBe(0);
+    }
+  });
+});
+
+describe('listen with a state file it cannot use', () => {
+  it('still runs with --secret, and warns once that a restart will not take up the retries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-restart-'));
+    // A path under a regular file: neither readable nor writable, even as root.
+    const blocked = join(dir, 'state.json');
+    writeFileSync(blocked, '{}');
+    app = await startApp(SECRET, { failFirst: 1 });
+    const listen = listenInProcess([
+      '--forward-to',
+      app.url,
+      '--port',
+      '0',
+      '--secret',
+      SECRET,
+      '--time-scale',
+      '1/1000',
+      '--events',
+      'webhook.test',
+      '--state-file',
+      join(blocked, 'state.json'),
+    ]);
+    try {
+      const [, apiBase] = await listen.waitFor(API_BASE);
+      expect((await runCli(['trigger', 'webhook.test', '--api-base', apiBase!])).code).toBe(0);
+      await listen.waitFor(/webhook\.test\s+evt_\w+\s+attempt 2\s+→ 200/);
+      const warnings = listen.stderr().match(/a restart will not take up the retries/g) ?? [];
+      expect(warnings).toHaveLength(1);
+    } finally {
+      expect(await listen.stop()).toBe(0);
     }
   });
 });

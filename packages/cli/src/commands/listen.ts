@@ -215,12 +215,20 @@ async function startAndListen(io: CliIo, options: ListenOptions, signal: AbortSi
       : 'started here; the secret from --secret';
     ready(io, options, apiBase, webhook, origin);
     if (inspected) inspector = await openInspector(io, options, inspected, apiBase, webhook.events);
-    printTakenUp(io, options, takeUp(await readState(path), emulator, webhook.id, webhook.events));
-    writer = new HistoryWriter(
-      path,
-      () => emulator.history(webhook.id),
-      (error) => io.stderr(`warning: ${(error as Error).message}; a restart will not take up the retries.\n`),
-    );
+    let warned = false;
+    // A state file that cannot be read or written costs the restart its retries, not the run.
+    const warnOnce = (error: unknown) => {
+      if (warned) return;
+      warned = true;
+      io.stderr(`warning: ${(error as Error).message}; a restart will not take up the retries.\n`);
+    };
+    const last = await readState(path).catch((error: unknown) => {
+      warnOnce(error);
+      return {};
+    });
+    printTakenUp(io, options, takeUp(last, emulator, webhook.id, webhook.events));
+    // Warned once: every attempt writes the file, and one line says all there is to say.
+    writer = new HistoryWriter(path, () => emulator.history(webhook.id), warnOnce);
     await writer.save();
     await untilAborted(signal);
     // Before the emulator closes: its scheduled retries are part of what is written.
