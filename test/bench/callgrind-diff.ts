@@ -47,11 +47,13 @@ function selfCosts(dir: string): Map<string, number> {
   return costs;
 }
 
+/** JIT-compiled code: an address in no object file; it moves between runs, so only its total means anything. */
+const JIT = /^0x[0-9a-f]+( \[\?\?\?\])?$/;
 const GROUPS: [string, RegExp][] = [
-  ['JIT-compiled JavaScript (no symbols)', /^0x[0-9a-f]+$/],
+  ['JIT-compiled JavaScript (no symbols)', JIT],
   [
     'garbage collector',
-    /Scaveng|Heap::|MarkCompact|Marking|Sweep|Evacuat|GCTracer|MemoryAllocator|ConcurrentMarking/,
+    /Scaveng|Heap::|MarkCompact|Marking|Sweep|Evacuat|GCTracer|MemoryAllocator|ConcurrentMarking|IterateObjectCache|RecordWrite|RootVisitor|RootScavenge|Handles::Iterate|GlobalHandles|AllocateRaw/,
   ],
   [
     'V8 inline caches, property lookup, maps',
@@ -59,7 +61,7 @@ const GROUPS: [string, RegExp][] = [
   ],
   ['V8 builtins: promises, microtasks', /^Builtins_.*(Promise|Microtask|Await|AsyncFunction|RunMicrotasks)/],
   ['V8 builtins: Map, Set, hashing', /^Builtins_.*(Map|Set|Hash)|OrderedHash/],
-  ['V8 builtins: strings, JSON', /^Builtins_.*(String|JSON|RegExp)|JsonParser|String/],
+  ['V8 builtins: strings, JSON', /^Builtins_.*(String|JSON|RegExp)|JsonParser|String|Utf8/],
   ['V8 builtins, other', /^Builtins_/],
   ['OpenSSL (HMAC, SHA-256)', /libcrypto|sha256|SHA256|EVP_|HMAC/i],
   ['node C++ (http parser, streams, crypto bindings)', /node::|llhttp|uv_|nghttp/],
@@ -95,7 +97,9 @@ for (const [group, [x, y]] of [...byGroup].sort((p, q) => q[1][1] - q[1][0] - (p
   console.log(`${group} | ${k(x)} | ${k(y)} | ${k(y - x)}`);
 }
 const names = new Set([...a.keys(), ...b.keys()]);
-const diffs = [...names].map((n) => [n, (b.get(n) ?? 0) - (a.get(n) ?? 0)] as const);
+const diffs = [...names]
+  .filter((n) => !JIT.test(n))
+  .map((n) => [n, (b.get(n) ?? 0) - (a.get(n) ?? 0)] as const);
 diffs.sort((p, q) => Math.abs(q[1]) - Math.abs(p[1]));
-console.log(`\nfunctions whose self cost differs most (per request, B - A):`);
+console.log(`\nnamed functions whose self cost differs most (per request, B - A):`);
 for (const [name, d] of diffs.slice(0, top)) console.log(`${k(d)}  ${name.slice(0, 150)}`);
