@@ -128,10 +128,10 @@ describe('examples/observability: Express, OpenTelemetry SDK, Prometheus /metric
       }),
     ).toBe(3);
 
-    // And the traces: a delivery span for each request that reached the receiver, and the app's own
-    // span under its handler's.
+    // And the traces: a delivery span for each request (the 405 the entry answered before the receiver
+    // included), and the app's own span under its handler's.
     const finished = spans.getFinishedSpans();
-    expect(finished.filter((s) => s.name === 'sms-webhooks delivery')).toHaveLength(8);
+    expect(finished.filter((s) => s.name === 'sms-webhooks delivery')).toHaveLength(9);
     const handlerSpans = finished.filter((s) => s.name === 'sms-webhooks handler recordStatus');
     const own = finished.filter((s) => s.name === 'update message status');
     expect(own).toHaveLength(3);
