@@ -7,6 +7,7 @@ import { startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 import { codeBlocks } from './markdown-blocks.js';
 import type { ReadmeContext, ReadmeUnderTest } from './readmes.js';
 import { type BlockResult, root } from './run-blocks.js';
@@ -27,7 +28,7 @@ async function waitFor<T>(check: () => Promise<T>, what: string, timeoutMs = 15_
 /** The stdout of every block that ran, in order. */
 const allOutput = (results: BlockResult[]) => results.map((r) => r.stdout).join('');
 
-/** A redis-server of the README's own, given as REDIS_URL. */
+/** A redis-server of the README's own, given as REDIS_URL; the app's port, a free one, as PORT. */
 async function withRedis(
   name: string,
   check: (redis: Redis, results: BlockResult[], env: Record<string, string>) => Promise<void>,
@@ -36,7 +37,12 @@ async function withRedis(
   const server = await startRedisServer({ local: true });
   const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
   return {
-    env: { REDIS_URL: server.url, SMS_WEBHOOK_SECRET: secret(name), ...extraEnv },
+    env: {
+      REDIS_URL: server.url,
+      SMS_WEBHOOK_SECRET: secret(name),
+      PORT: String(await freePort()),
+      ...extraEnv,
+    },
     check: (results, env) => check(redis, results, env),
     async close() {
       redis.disconnect();
@@ -45,14 +51,17 @@ async function withRedis(
   };
 }
 
-/** A database of the README's own, given as DATABASE_URL; `query` runs on it for the check. */
+/**
+ * A database of the README's own, given as DATABASE_URL, and a free PORT for its app; `query` runs on
+ * the database for the check.
+ */
 async function withDatabase(
   name: string,
   check: (query: (text: string) => Promise<pg.QueryResult>, results: BlockResult[]) => Promise<void>,
 ): Promise<ReadmeContext> {
   const db: TestDatabase = await createDatabase(`docs_${name}`);
   return {
-    env: { DATABASE_URL: db.url, SMS_WEBHOOK_SECRET: secret(name) },
+    env: { DATABASE_URL: db.url, SMS_WEBHOOK_SECRET: secret(name), PORT: String(await freePort()) },
     async check(results) {
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
@@ -116,16 +125,20 @@ async function expectQueued(
   await completedInRedis(redis, eventId);
 }
 
-/** An example app started by its README on `port`: the README's own send block must be answered 200. */
+/**
+ * An example app started by its README: the README's own send block must be answered 200. Where its
+ * blocks read `PORT` (`onFreePort`), the app listens on a free one; the others still name their port.
+ */
 function exampleApp(
   name: string,
+  onFreePort: boolean,
   extra?: (env: Record<string, string>, results: BlockResult[]) => Promise<void>,
 ): ReadmeUnderTest {
   return {
     path: `examples/${name}/README.md`,
     async setup() {
       return {
-        env: { SMS_WEBHOOK_SECRET: secret(name) },
+        env: { SMS_WEBHOOK_SECRET: secret(name), ...(onFreePort && { PORT: String(await freePort()) }) },
         async check(results, env) {
           expect(allOutput(results)).toMatch(/^200 \{"received":true\}$/m);
           await extra?.(env, results);
@@ -216,19 +229,20 @@ export const STORE_READMES: ReadmeUnderTest[] = [
         expect(sent).toMatch(/^No failed events\.$/m);
       }),
   },
-  ...['express', 'fastify', 'koa'].map((name) => exampleApp(name)),
-  exampleApp('hono', async (_env, results) => {
+  exampleApp('express', true),
+  ...['fastify', 'koa'].map((name) => exampleApp(name, false)),
+  exampleApp('hono', true, async (_env, results) => {
     // The route run in process with app.request: accepted, and its message.failed handler ran.
     const inProcess = results.filter((r) => r.block.section === 'The route, in Hono').at(-1)!.stdout;
     expect(inProcess).toMatch(/^200 \{"received":true\}\n\+\d+ failed: \w+\n$/);
   }),
-  exampleApp('nestjs', async (env) => {
+  exampleApp('nestjs', false, async (env) => {
     // The README's second server, on Fastify: it accepts a signed delivery too.
     const answer = await deliver('http://localhost:3004/webhooks', env);
     expect(answer.status, answer.body).toBe(200);
   }),
-  exampleApp('observability', async () => {
-    const metrics = await (await fetch('http://localhost:3000/metrics')).text();
+  exampleApp('observability', true, async (env) => {
+    const metrics = await (await fetch(`http://localhost:${env.PORT}/metrics`)).text();
     expect(metrics).toMatch(
       /^sms_webhooks_deliveries_total\{[^}]*sms_webhooks_outcome="received"[^}]*\} 1$/m,
     );
@@ -267,13 +281,16 @@ export const STORE_READMES: ReadmeUnderTest[] = [
   },
   {
     path: 'examples/bullmq/README.md',
-    setup: () =>
+    setup: async () =>
       withRedis(
         'example-bullmq',
         // `start` only printed its "running" line once its worker handled the demo's event; then the
-        // pieces, the receiver on 3001 and a worker of their own.
+        // pieces, the receiver on RECEIVER_PORT (another free port) and a worker of their own.
         (redis, results, env) => expectQueued(redis, results, env, 2),
-        { SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json` },
+        {
+          SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json`,
+          RECEIVER_PORT: String(await freePort()),
+        },
       ),
   },
   {

@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import { createTestDelivery, verifyWebhook } from '@sms-webhooks/core';
 import { createEmulator } from '@sms-webhooks/emulator';
+import { freePort } from './free-port.js';
 import { type LocalApp, startLocalApp } from './local-app.js';
 import { STORE_READMES } from './readmes-stores.js';
 import type { Background, BlockResult } from './run-blocks.js';
@@ -36,15 +36,6 @@ function expectVerified(app: LocalApp, secret: string | undefined, atLeast: numb
       verifyWebhook(r.body, r.headers as Record<string, string>, { secret: secret! }),
     ).not.toThrow();
   }
-}
-
-/** A port nothing listens on right now, for a program a README block starts on the port it is given. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**
@@ -109,6 +100,11 @@ function expectAllPassed(output: string): void {
 }
 
 const secretFor = (name: string) => `whsec_docs_${name}_0123456789abcdef`;
+
+/** A free `PORT` for the READMEs whose blocks read it; the others still name their port. */
+async function portFor(adapter: 'express' | 'fastify' | 'koa'): Promise<Record<string, string>> {
+  return adapter === 'express' ? { PORT: String(await freePort()) } : {};
+}
 
 /** Add a README here to have its code blocks run by readme-examples.test.ts. */
 export const READMES: ReadmeUnderTest[] = [
@@ -176,8 +172,9 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   { path: 'packages/cli/README.md', setup: () => localLoop(4) },
-  // Each adapter's README: its app on the port it names, answering the send block and running its handler;
-  // then the raw-body section's own app (the same port), given a delivery over body-parser's default limits.
+  // Each adapter's README: its app answering the send block and running its handler; then the raw-body
+  // section's own app, given a delivery over body-parser's default limits. Express's read PORT (a free
+  // one here); Fastify's and Koa's still listen on the port they name.
   ...(
     [
       ['express', 'Mount it', /^\+\d+ got msg_\w+ \(attempt 1\)$/m],
@@ -190,7 +187,7 @@ export const READMES: ReadmeUnderTest[] = [
       sections: ['Install', section],
       async setup() {
         return {
-          env: { SMS_WEBHOOK_SECRET: secretFor(name) },
+          env: { SMS_WEBHOOK_SECRET: secretFor(name), ...(await portFor(name)) },
           async check(results, _env, running) {
             expect(outputOf(results, section)).toBe('200 { received: true }\n');
             await handled(backgroundIn(running, section), handlerLine);
@@ -208,7 +205,7 @@ export const READMES: ReadmeUnderTest[] = [
       async setup() {
         const secret = secretFor(name);
         return {
-          env: { SMS_WEBHOOK_SECRET: secret },
+          env: { SMS_WEBHOOK_SECRET: secret, ...(await portFor(name)) },
           async check(_results, env, running) {
             // 200 KB: over body-parser's default 100 KB (express.raw) and @koa/bodyparser's 56 KB form
             // limit, under maxBodyBytes; the parser's limits set as the README says let it through.
@@ -267,13 +264,13 @@ export const READMES: ReadmeUnderTest[] = [
     async setup() {
       const secret = secretFor('nestjs');
       return {
-        env: { SMS_WEBHOOK_SECRET: secret },
-        async check(_results, _env, running) {
+        env: { SMS_WEBHOOK_SECRET: secret, PORT: String(await freePort()) },
+        async check(_results, env, running) {
           // The app the two Setup blocks make: the route is mounted, and the handler runs with its
           // injected OrdersService (by type: the decorator metadata tsc emits). Nest says it started
           // at the end of init(), just before listen() opens the port: wait for that.
           const d = createTestDelivery('message.delivered', { secret });
-          const res = await fetchOnceUp('http://localhost:3000/webhooks/sms', {
+          const res = await fetchOnceUp(`http://localhost:${env.PORT}/webhooks/sms`, {
             method: 'POST',
             body: d.body,
             headers: d.headers,
@@ -287,13 +284,13 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   {
-    // Bun serves on 3000 as Hono does: its section runs in an entry of its own, after this one.
+    // Hono on a free PORT, the Worker on the port workerd picks (its PORT from then on).
     path: 'packages/web/README.md',
     sections: ['@sms-webhooks/web', 'Hono', 'Next.js and Vercel', 'Cloudflare Workers'],
     async setup() {
       const secret = secretFor('web');
       return {
-        env: { SMS_WEBHOOK_SECRET: secret },
+        env: { SMS_WEBHOOK_SECRET: secret, PORT: String(await freePort()) },
         async check(results, env, running) {
           expect(outputOf(results, 'Hono')).toBe('200 { received: true }\n');
           await handled(backgroundIn(running, 'Hono'), /^message msg_\w+ delivered to \+\d+$/m);
@@ -314,32 +311,31 @@ export const READMES: ReadmeUnderTest[] = [
       };
     },
   },
-  {
-    path: 'packages/web/README.md',
-    sections: ['Bun and Deno'],
-    async setup() {
-      const secret = secretFor('bun_deno');
-      return {
-        env: { SMS_WEBHOOK_SECRET: secret },
-        async check(_results, _env, running) {
-          for (const [server, port] of [
-            [running[0]!, 3000],
-            [running[1]!, 8000],
-          ] as const) {
+  // The Bun and the Deno server, each on a free PORT of its own (both read PORT).
+  ...(['Bun', 'Deno'] as const).map(
+    (section): ReadmeUnderTest => ({
+      path: 'packages/web/README.md',
+      sections: [section],
+      async setup() {
+        const secret = secretFor(section.toLowerCase());
+        return {
+          env: { SMS_WEBHOOK_SECRET: secret, PORT: String(await freePort()) },
+          async check(_results, env, running) {
+            const server = backgroundIn(running, section);
             const d = createTestDelivery('message.delivered', { secret });
-            const res = await fetch(`http://localhost:${port}/`, {
+            const res = await fetch(`http://localhost:${env.PORT}/`, {
               method: 'POST',
               body: d.body,
               headers: d.headers,
             });
             expect(res.status, server.output()).toBe(200);
             await handled(server, new RegExp(`^message ${d.event.data.id} delivered to \\+\\d+$`, 'm'));
-          }
-        },
-        close: async () => {},
-      };
-    },
-  },
+          },
+          close: async () => {},
+        };
+      },
+    }),
+  ),
   {
     path: 'packages/lambda/README.md',
     async setup() {
