@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runtime } from '../runtimes/runtimes.js';
+import { defaultPorts, fixedPorts, holdPorts } from './fixed-ports.js';
 import { codeBlocks, isProgram, type Runtime } from './markdown-blocks.js';
 import { READMES } from './readmes.js';
 import { type Background, type BlockResult, installedFor, root, runBlock, startBlock } from './run-blocks.js';
 
 // Every code block of these READMEs runs as written (or says, in a `<!-- docs-test: … -->` comment above
 // it, why not). The blocks of one README run in order, against what readmes.ts sets up. One file, so the
-// READMEs that name the same ports (3000, 4010) never run at the same time.
+// READMEs that still name their ports (`fixedPort`) never run at the same time.
 
 // A README split into entries by `sections` (two sections that name one port) is still run whole: every
 // block sits under a heading some entry names, and every heading an entry names exists.
@@ -32,6 +33,17 @@ describe.each(READMES)('$path', (readme) => {
     expect(blocks.filter((b) => b.directive.kind !== 'skip').length).toBeGreaterThan(0);
   });
 
+  // A block listens on, and sends to, the port its entry passes in (`PORT` with the documented default),
+  // so the README runs beside a developer's own app on 3000, and two runs share one machine.
+  it('names no fixed port, or says why in fixedPort', () => {
+    const named = blocks
+      .filter((b) => b.directive.kind !== 'skip')
+      .flatMap((b) => fixedPorts(b.code).map((port) => `${readme.path}:${b.line} names port ${port}`));
+    if (readme.fixedPort)
+      expect(named, `fixedPort is stale, no block names a port: remove it`).not.toEqual([]);
+    else expect(named).toEqual([]);
+  });
+
   // A block for another runtime: installed first (from the npm registry when missing, as the runtime
   // tests do), so its start-up time-out is not spent installing.
   const runtimes = new Set(blocks.map((b) => ('on' in b.directive ? b.directive.on : 'node')));
@@ -41,7 +53,15 @@ describe.each(READMES)('$path', (readme) => {
   }, 300_000);
 
   it('runs every code block as written', async () => {
-    const context = await readme.setup();
+    // With the usual busy ports taken: an entry that listens on a fixed port fails here, not on a
+    // developer's machine.
+    const release = readme.fixedPort
+      ? async () => {}
+      : await holdPorts([3000, 4010, ...blocks.flatMap((b) => defaultPorts(b.code))]);
+    const context = await readme.setup().catch(async (error) => {
+      await release();
+      throw error;
+    });
     const env = { ...context.env };
     const running: Background[] = [];
     const results: BlockResult[] = [];
@@ -79,6 +99,7 @@ describe.each(READMES)('$path', (readme) => {
     } finally {
       await Promise.all(running.map((r) => r.stop()));
       await context.close();
+      await release();
     }
   }, 120_000);
 });

@@ -136,6 +136,9 @@ function exampleApp(
 ): ReadmeUnderTest {
   return {
     path: `examples/${name}/README.md`,
+    ...(!onFreePort && {
+      fixedPort: 'its send block names the port (not moved to PORT yet, issue 27 point 5)',
+    }),
     async setup() {
       return {
         env: { SMS_WEBHOOK_SECRET: secret(name), ...(onFreePort && { PORT: String(await freePort()) }) },

@@ -24,6 +24,11 @@ export interface ReadmeUnderTest {
   installed?: string;
   /** Why its background programs may end by the Ctrl-C itself rather than exit 0 (Nest re-raises it). */
   endsByCtrlC?: string;
+  /**
+   * Why its blocks still name the port they listen on (rather than read `PORT` with that default):
+   * readme-examples holds the busy ports (3000, 4010, the blocks' defaults) while every other entry runs.
+   */
+  fixedPort?: string;
   setup(): Promise<ReadmeContext>;
 }
 
@@ -106,6 +111,8 @@ async function portFor(adapter: 'express' | 'fastify' | 'koa'): Promise<Record<s
   return adapter === 'express' ? { PORT: String(await freePort()) } : {};
 }
 
+const FIXED_ADAPTER_PORT = 'Fastify on 3001, Koa on 3002: not moved to PORT yet (issue 27 point 5)';
+
 /** Add a README here to have its code blocks run by readme-examples.test.ts. */
 export const READMES: ReadmeUnderTest[] = [
   {
@@ -185,6 +192,7 @@ export const READMES: ReadmeUnderTest[] = [
     ([name, section, handlerLine]): ReadmeUnderTest => ({
       path: `packages/${name}/README.md`,
       sections: ['Install', section],
+      ...(name !== 'express' && { fixedPort: FIXED_ADAPTER_PORT }),
       async setup() {
         return {
           env: { SMS_WEBHOOK_SECRET: secretFor(name), ...(await portFor(name)) },
@@ -201,6 +209,7 @@ export const READMES: ReadmeUnderTest[] = [
     (name): ReadmeUnderTest => ({
       path: `packages/${name}/README.md`,
       sections: ['The raw-body pitfall, and what we do about it'],
+      ...(name !== 'express' && { fixedPort: FIXED_ADAPTER_PORT }),
       endsByCtrlC: 'the app with a body parser in front is a variant, with no shutdown code of its own',
       async setup() {
         const secret = secretFor(name);
