@@ -106,12 +106,6 @@ function expectAllPassed(output: string): void {
 
 const secretFor = (name: string) => `whsec_docs_${name}_0123456789abcdef`;
 
-/** A free `PORT` for the READMEs whose blocks read it; the others still name their port. */
-async function portFor(adapter: 'express' | 'fastify' | 'koa'): Promise<Record<string, string>> {
-  return adapter !== 'koa' ? { PORT: String(await freePort()) } : {};
-}
-
-const FIXED_ADAPTER_PORT = 'Fastify on 3001, Koa on 3002: not moved to PORT yet (issue 27 point 5)';
 
 /** Add a README here to have its code blocks run by readme-examples.test.ts. */
 export const READMES: ReadmeUnderTest[] = [
@@ -180,8 +174,7 @@ export const READMES: ReadmeUnderTest[] = [
   },
   { path: 'packages/cli/README.md', setup: () => localLoop(4) },
   // Each adapter's README: its app answering the send block and running its handler; then the raw-body
-  // section's own app, given a delivery over body-parser's default limits. Express's read PORT (a free
-  // one here); Fastify's and Koa's still listen on the port they name.
+  // section's own app, given a delivery over body-parser's default limits. Each on a free PORT.
   ...(
     [
       ['express', 'Mount it', /^\+\d+ got msg_\w+ \(attempt 1\)$/m],
@@ -192,10 +185,9 @@ export const READMES: ReadmeUnderTest[] = [
     ([name, section, handlerLine]): ReadmeUnderTest => ({
       path: `packages/${name}/README.md`,
       sections: ['Install', section],
-      ...(name === 'koa' && { fixedPort: FIXED_ADAPTER_PORT }),
       async setup() {
         return {
-          env: { SMS_WEBHOOK_SECRET: secretFor(name), ...(await portFor(name)) },
+          env: { SMS_WEBHOOK_SECRET: secretFor(name), PORT: String(await freePort()) },
           async check(results, _env, running) {
             expect(outputOf(results, section)).toBe('200 { received: true }\n');
             await handled(backgroundIn(running, section), handlerLine);
@@ -209,12 +201,11 @@ export const READMES: ReadmeUnderTest[] = [
     (name): ReadmeUnderTest => ({
       path: `packages/${name}/README.md`,
       sections: ['The raw-body pitfall, and what we do about it'],
-      ...(name !== 'express' && { fixedPort: FIXED_ADAPTER_PORT }),
       endsByCtrlC: 'the app with a body parser in front is a variant, with no shutdown code of its own',
       async setup() {
         const secret = secretFor(name);
         return {
-          env: { SMS_WEBHOOK_SECRET: secret, ...(await portFor(name)) },
+          env: { SMS_WEBHOOK_SECRET: secret, PORT: String(await freePort()) },
           async check(_results, env, running) {
             // 200 KB: over body-parser's default 100 KB (express.raw) and @koa/bodyparser's 56 KB form
             // limit, under maxBodyBytes; the parser's limits set as the README says let it through.
