@@ -106,7 +106,6 @@ function expectAllPassed(output: string): void {
 
 const secretFor = (name: string) => `whsec_docs_${name}_0123456789abcdef`;
 
-
 /** Add a README here to have its code blocks run by readme-examples.test.ts. */
 export const READMES: ReadmeUnderTest[] = [
   {
