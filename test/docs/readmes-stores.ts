@@ -234,7 +234,7 @@ export const STORE_READMES: ReadmeUnderTest[] = [
   },
   exampleApp('express', true),
   exampleApp('fastify', true),
-  exampleApp('koa', false),
+  exampleApp('koa', true),
   exampleApp('hono', true, async (_env, results) => {
     // The route run in process with app.request: accepted, and its message.failed handler ran.
     const inProcess = results.filter((r) => r.block.section === 'The route, in Hono').at(-1)!.stdout;
