@@ -126,22 +126,21 @@ async function expectQueued(
 }
 
 /**
- * An example app started by its README: the README's own send block must be answered 200. Where its
- * blocks read `PORT` (`onFreePort`), the app listens on a free one; the others still name their port.
+ * An example app started by its README: the README's own send block must be answered 200. Its blocks
+ * read `PORT` (and any of `morePorts`, for a second server), each set to a free port here.
  */
 function exampleApp(
   name: string,
-  onFreePort: boolean,
   extra?: (env: Record<string, string>, results: BlockResult[]) => Promise<void>,
+  morePorts: string[] = [],
 ): ReadmeUnderTest {
   return {
     path: `examples/${name}/README.md`,
-    ...(!onFreePort && {
-      fixedPort: 'its send block names the port (not moved to PORT yet, issue 27 point 5)',
-    }),
     async setup() {
+      const ports: Record<string, string> = {};
+      for (const variable of ['PORT', ...morePorts]) ports[variable] = String(await freePort());
       return {
-        env: { SMS_WEBHOOK_SECRET: secret(name), ...(onFreePort && { PORT: String(await freePort()) }) },
+        env: { SMS_WEBHOOK_SECRET: secret(name), ...ports },
         async check(results, env) {
           expect(allOutput(results)).toMatch(/^200 \{"received":true\}$/m);
           await extra?.(env, results);
@@ -232,20 +231,24 @@ export const STORE_READMES: ReadmeUnderTest[] = [
         expect(sent).toMatch(/^No failed events\.$/m);
       }),
   },
-  exampleApp('express', true),
-  exampleApp('fastify', true),
-  exampleApp('koa', true),
-  exampleApp('hono', true, async (_env, results) => {
+  exampleApp('express'),
+  exampleApp('fastify'),
+  exampleApp('koa'),
+  exampleApp('hono', async (_env, results) => {
     // The route run in process with app.request: accepted, and its message.failed handler ran.
     const inProcess = results.filter((r) => r.block.section === 'The route, in Hono').at(-1)!.stdout;
     expect(inProcess).toMatch(/^200 \{"received":true\}\n\+\d+ failed: \w+\n$/);
   }),
-  exampleApp('nestjs', false, async (env) => {
-    // The README's second server, on Fastify: it accepts a signed delivery too.
-    const answer = await deliver('http://localhost:3004/webhooks', env);
-    expect(answer.status, answer.body).toBe(200);
-  }),
-  exampleApp('observability', true, async (env) => {
+  exampleApp(
+    'nestjs',
+    async (env) => {
+      // The README's second server, on Fastify (on FASTIFY_PORT): it accepts a signed delivery too.
+      const answer = await deliver(`http://localhost:${env.FASTIFY_PORT}/webhooks`, env);
+      expect(answer.status, answer.body).toBe(200);
+    },
+    ['FASTIFY_PORT'],
+  ),
+  exampleApp('observability', async (env) => {
     const metrics = await (await fetch(`http://localhost:${env.PORT}/metrics`)).text();
     expect(metrics).toMatch(
       /^sms_webhooks_deliveries_total\{[^}]*sms_webhooks_outcome="received"[^}]*\} 1$/m,
