@@ -1,8 +1,7 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
-import { LeaseKeeper, positiveOption } from '@sms-webhooks/core/queue';
+import { LeaseKeeper, positiveOption, toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
 import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
-import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
 import { recordCompletion } from './record-completion.js';
 
@@ -73,7 +72,7 @@ export function createWorker(
       '@sms-webhooks/bullmq: createWorker needs `connection` (the Redis the queue lives in).',
     );
   }
-  const run = toRunHandlers(source);
+  const run = toRunHandlers(source, '@sms-webhooks/bullmq');
   const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;

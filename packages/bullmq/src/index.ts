@@ -1,3 +1,4 @@
+export type { WebhookHandlers } from '@sms-webhooks/core/queue';
 export { type CreateWorkerOptions, createWorker, type WebhookJob } from './create-worker.js';
 export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
 export {
@@ -9,6 +10,5 @@ export {
   type ReplayResult,
   replayFailed,
 } from './failed-jobs.js';
-export type { WebhookHandlers } from './handler-map.js';
 export { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 export { eventIdOfJob, jobIdFor } from './job-id.js';

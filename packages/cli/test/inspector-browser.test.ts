@@ -109,7 +109,7 @@ describe('listen --ui in Chromium', () => {
   it('refuses another origin and a foreign Host, and answers only on 127.0.0.1', async () => {
     const other = await fetch(`${inspectorUrl}api/trigger`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', origin: 'http://localhost:3000' },
+      headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
       body: '{"type":"webhook.test"}',
     });
     expect([other.status, (await other.json()).error.code]).toEqual([403, 'origin_not_allowed']);

@@ -6,6 +6,8 @@ export {
   type DispatchedEvent,
   DispatchTimeoutError,
 } from './receiver/dispatch.js';
+// A worker's handlers: a receiver's, or a map of handlers by event type.
+export { type RunHandlers, toRunHandlers, type WebhookHandlers } from './receiver/handler-map.js';
 // Renews a claim every leaseMs / 3 while a worker runs its handlers.
 export { LeaseKeeper } from './receiver/lease-keeper.js';
 // Bounds a call to the queue's server.

@@ -1,8 +1,8 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import { WebhookHandlerError } from '@sms-webhooks/core';
+import { toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
 import type PgBoss from 'pg-boss';
 import { PgBossHandOffError } from './errors.js';
-import { toRunHandlers, type WebhookHandlers } from './handler-map.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
 import { positiveInteger } from './option-checks.js';
 import { recordCompletion } from './record-completion.js';
@@ -58,7 +58,7 @@ export async function createWorker(
       'createWorker(receiver, boss) needs a started PgBoss.',
     );
   }
-  const run = toRunHandlers(source);
+  const run = toRunHandlers(source, '@sms-webhooks/pg-boss');
   const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;

@@ -1,3 +1,4 @@
+export type { WebhookHandlers } from '@sms-webhooks/core/queue';
 export {
   type CreateWorkerOptions,
   createWorker,
@@ -14,7 +15,6 @@ export {
   type ReplayResult,
   replayFailed,
 } from './failed-jobs.js';
-export type { WebhookHandlers } from './handler-map.js';
 export { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 export { jobIdFor } from './job-id.js';
 export type { HandOffStore } from './store.js';

@@ -3,10 +3,8 @@ import { describeError } from './describe-error.js';
 import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
-import { errorResponse, RECEIVED, type ReceiverResponse } from './responses.js';
+import { RECEIVED, type ReceiverResponse, storeUnavailable } from './responses.js';
 import type { StoreSteps } from './store-steps.js';
-
-const STORE_UNAVAILABLE_RETRY = { 'retry-after': '30' };
 
 /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
 export async function dispatchStep(
@@ -29,7 +27,7 @@ export async function dispatchStep(
     );
     if (token !== undefined) await releaseAfterDispatch(d, opts, store, error);
     const message = 'The event could not be queued; retry later.';
-    return refusals.refuse(errorResponse(503, 'store_unavailable', message, STORE_UNAVAILABLE_RETRY));
+    return refusals.refuse(storeUnavailable(message));
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../verify/logger.js';
-import { describeError } from './describe-error.js';
+import { describeError, isPromiseLike } from './describe-error.js';
 import type { WebhookHandlerError } from './handler-error.js';
 
 export type ErrorHandler = (error: WebhookHandlerError) => unknown;
@@ -21,11 +21,17 @@ export class ErrorHooks {
       this.logger.error(`sms-webhooks: ${error.message}`);
       return;
     }
-    for (const hook of this.#hooks) {
+    this.callEach('onError', this.#hooks, error);
+  }
+
+  /** Calls each hook with `args`: one that throws or rejects is logged, never rethrown. */
+  callEach<A extends unknown[]>(name: string, hooks: readonly ((...args: A) => unknown)[], ...args: A): void {
+    for (const hook of hooks) {
       try {
-        Promise.resolve(hook(error)).catch((e) => this.hookFailed('onError', e));
+        const result = hook(...args);
+        if (isPromiseLike(result)) Promise.resolve(result).catch((e) => this.hookFailed(name, e));
       } catch (e) {
-        this.hookFailed('onError', e);
+        this.hookFailed(name, e);
       }
     }
   }

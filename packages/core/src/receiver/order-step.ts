@@ -6,13 +6,11 @@ import type { ErrorHooks } from './error-hooks.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
-import { errorResponse, type ReceiverResponse, STALE } from './responses.js';
+import { errorResponse, type ReceiverResponse, STALE, storeUnavailable } from './responses.js';
 import type { StoreSteps } from './store-steps.js';
 
 /** An event answered `stale`: older than the newest version already completed for its object. */
 export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => unknown;
-
-const STORE_UNAVAILABLE_RETRY = { 'retry-after': '30' };
 
 /**
  * The `order` step, after the event's own claim: one atomic store call decides whether the event is
@@ -102,14 +100,7 @@ export class OrderStep {
       () =>
         `${event.id} (${event.type}) is older than the newest event completed for ${key}; answered stale, no handler ran.`,
     );
-    for (const hook of this.#hooks) {
-      try {
-        const result = hook(event, { key });
-        if (isPromiseLike(result)) Promise.resolve(result).catch((e) => this.errors.hookFailed('onStale', e));
-      } catch (e) {
-        this.errors.hookFailed('onStale', e);
-      }
-    }
+    this.errors.callEach('onStale', this.#hooks, event, { key });
   }
 
   /** The order call failed: as for a failed claim, 503 (the claim given back) or on without order. */
@@ -126,6 +117,6 @@ export class OrderStep {
     );
     void this.store.release(d.event.id, d.token!);
     const message = 'The dedupe store is unavailable; retry later.';
-    return this.refusals.refuse(errorResponse(503, 'store_unavailable', message, STORE_UNAVAILABLE_RETRY));
+    return this.refusals.refuse(storeUnavailable(message));
   }
 }

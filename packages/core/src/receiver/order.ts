@@ -17,7 +17,7 @@ export type OrderOption = boolean | ((event: AnyWebhookEvent) => OrderKey | unde
 /** An event's slot: the object key and the encoded version (or why the event cannot be ordered). */
 export type OrderSlot = { key: string; version: string } | { invalid: string };
 
-/** Encodes an event's version: 15-digit instants, so strings compare bytewise as versions do. */
+/** An event's slot from the `order` option: undefined when the event is not ordered. */
 type Slotter = (event: AnyWebhookEvent) => OrderSlot | undefined;
 
 const WIDTH = 15;

@@ -28,6 +28,7 @@ import {
   RAW_BODY_UNAVAILABLE,
   RECEIVED,
   type ReceiverResponse,
+  storeUnavailable,
 } from './responses.js';
 import { StoreSteps } from './store-steps.js';
 
@@ -46,8 +47,6 @@ let nextTurn: NextTurn =
 function runInBackground(pipeline: DeliveryPipeline, d: Delivery): void {
   void pipeline.run.runAndFinish(d, true);
 }
-
-const STORE_UNAVAILABLE_RETRY = { 'retry-after': '30' };
 
 /**
  * The walk of one delivery: verify → route → claim → respond (or dispatch) → finish (or release). Each
@@ -217,7 +216,7 @@ export class DeliveryPipeline {
         `sms-webhooks: dedupe store unavailable, answering 503 for ${d.event.id}: ${describeError(error)}`,
       );
       const message = 'The dedupe store is unavailable; retry later.';
-      return this.refusals.refuse(errorResponse(503, 'store_unavailable', message, STORE_UNAVAILABLE_RETRY));
+      return this.refusals.refuse(storeUnavailable(message));
     }
     logger.warn(
       `sms-webhooks: dedupe store unavailable, processing ${d.event.id} without dedupe: ${describeError(error)}`,

@@ -1,4 +1,3 @@
-import { isPromiseLike } from './describe-error.js';
 import type { ErrorHooks } from './error-hooks.js';
 import type { Instrumentation } from './instrumentation.js';
 import type { ReceiverResponse } from './responses.js';
@@ -46,15 +45,7 @@ export class Refusals {
   refuse(response: ReceiverResponse, detail?: string): ReceiverResponse {
     const code = codeOf(response);
     this.#sampled.warn(`${code} refusals`, () => `delivery refused (${code}): ${detail ?? response.status}`);
-    for (const hook of this.#hooks) {
-      try {
-        const result = hook({ status: response.status, code });
-        if (isPromiseLike(result))
-          Promise.resolve(result).catch((e) => this.errors.hookFailed('onRefused', e));
-      } catch (e) {
-        this.errors.hookFailed('onRefused', e);
-      }
-    }
+    this.errors.callEach('onRefused', this.#hooks, { status: response.status, code });
     return response;
   }
 

@@ -40,6 +40,11 @@ export function errorResponse(
   };
 }
 
+/** 503 store_unavailable: the store (or the hand-off) failed; the service retries in 30 s or later. */
+export function storeUnavailable(message: string): ReceiverResponse {
+  return errorResponse(503, 'store_unavailable', message, { 'retry-after': '30' });
+}
+
 /** The one line logged when the raw body is gone; `howToFix` is the framework's own remedy. */
 export function rawBodyHint(howToFix: string): string {
   return `sms-webhooks: the request body was already parsed by another body parser, so its signature cannot be checked. ${howToFix}`;

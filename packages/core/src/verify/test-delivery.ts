@@ -64,14 +64,11 @@ export function sampleData<T extends EventType>(type: T, now = new Date()): Even
   return { message: 'This is a test event.' } as unknown as EventDataMap[T];
 }
 
-/**
- * A correctly signed delivery, as the service would send it: test your handlers with
- * `receiver.handle({ rawBody: d.body, headers: d.headers })` or POST it to your running app.
- */
-export function createTestDelivery<T extends EventType>(
+/** The event, its body and its headers but the signature: the part both test-delivery helpers share. */
+export function unsignedTestDelivery<T extends EventType>(
   type: T,
   options: TestDeliveryOptions<T>,
-): TestDelivery<T> {
+): { body: string; event: WebhookEvent<T>; headers: Record<string, string>; signatureHeader: string } {
   const now = new Date();
   const event = {
     id: options.id ?? randomId('evt'),
@@ -82,17 +79,31 @@ export function createTestDelivery<T extends EventType>(
     test: options.test ?? true,
     data: { ...sampleData(type, now), ...options.data },
   } as WebhookEvent<T>;
-  const body = JSON.stringify(event);
   const names = headerNames(options.headerPrefix ?? DEFAULT_HEADER_PREFIX);
   return {
-    body,
+    body: JSON.stringify(event),
     event,
+    signatureHeader: names.signature,
     headers: {
       'content-type': 'application/json',
-      [names.signature]: signPayload(body, options.secret, { timestamp: options.timestamp }),
+      // Filled in by the caller, in this place so the headers keep the service's order.
+      [names.signature]: '',
       [names.eventId]: event.id,
       [names.eventType]: type,
       [names.attempt]: String(options.attempt ?? 1),
     },
   };
+}
+
+/**
+ * A correctly signed delivery, as the service would send it: test your handlers with
+ * `receiver.handle({ rawBody: d.body, headers: d.headers })` or POST it to your running app.
+ */
+export function createTestDelivery<T extends EventType>(
+  type: T,
+  options: TestDeliveryOptions<T>,
+): TestDelivery<T> {
+  const { body, event, headers, signatureHeader } = unsignedTestDelivery(type, options);
+  headers[signatureHeader] = signPayload(body, options.secret, { timestamp: options.timestamp });
+  return { body, event, headers };
 }

@@ -1,18 +1,14 @@
-import {
-  type AnyWebhookEvent,
-  type AnyWebhookHandler,
-  type EventType,
-  type HandlerContext,
-  type Receiver,
-  type WebhookHandler,
-  WebhookHandlerError,
-} from '@sms-webhooks/core';
+import type { AnyWebhookEvent, EventType } from '../verify/event-types.js';
+import type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './handler-registry.js';
+import type { Receiver } from './receiver.js';
+import { runHandlers } from './run-handlers.js';
 
 /** Handlers by event type, and `'*'` for every event; each entry one handler or several. */
 export type WebhookHandlers = {
   [T in EventType]?: WebhookHandler<T> | readonly WebhookHandler<T>[];
 } & { '*'?: AnyWebhookHandler | readonly AnyWebhookHandler[] };
 
+/** What a queue worker calls for each job: runs the event's handlers, rejects with their failures. */
 export type RunHandlers = (
   event: AnyWebhookEvent,
   ctx: HandlerContext,
@@ -29,33 +25,31 @@ function isReceiver(value: unknown): value is Receiver {
 }
 
 /** Same rules as a receiver: all matching handlers run concurrently, failures gathered in one error. */
-function fromMap(handlers: WebhookHandlers): RunHandlers {
+function fromMap(handlers: WebhookHandlers, owner: string): RunHandlers {
   for (const [type, entry] of Object.entries(handlers)) {
     if (!list(entry).every((h) => typeof h === 'function')) {
-      throw new TypeError(
-        `@sms-webhooks/bullmq: the handler for \`${type}\` must be a function or an array of them.`,
-      );
+      throw new TypeError(`${owner}: the handler for \`${type}\` must be a function or an array of them.`);
     }
   }
   const map = handlers as Record<string, unknown>;
   return async (event, ctx) => {
-    const matching = [...list(map[event.type]), ...list(map['*'])];
-    const results = await Promise.allSettled(matching.map(async (h) => h(event, ctx)));
-    const errors = results
-      .filter((r) => r.status === 'rejected')
-      .map((r) => (r as PromiseRejectedResult).reason);
-    if (errors.length > 0) throw new WebhookHandlerError(errors, event);
+    const error = await runHandlers([...list(map[event.type]), ...list(map['*'])], event, ctx);
+    if (error) throw error;
   };
 }
 
-export function toRunHandlers(source: Receiver | WebhookHandlers): RunHandlers {
+/**
+ * A queue worker's handlers, from a receiver (its `runHandlers`, with the instrumentation) or a map of
+ * handlers by event type. `owner` (the package name) starts the start-up errors.
+ */
+export function toRunHandlers(source: Receiver | WebhookHandlers, owner: string): RunHandlers {
   if (isReceiver(source)) {
     return (event, ctx, traceContext) => source.runHandlers(event, ctx, { traceContext });
   }
   if (typeof source !== 'object' || source === null) {
     throw new TypeError(
-      '@sms-webhooks/bullmq: createWorker needs a receiver (createReceiver) or a map of handlers by event type.',
+      `${owner}: createWorker needs a receiver (createReceiver) or a map of handlers by event type.`,
     );
   }
-  return fromMap(source);
+  return fromMap(source, owner);
 }
