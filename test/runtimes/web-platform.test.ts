@@ -21,42 +21,18 @@ const BODIES: (string | Uint8Array)[] = [
   randomBytes(100_000),
   new Uint8Array(randomBytes(64).buffer, 8, 40), // a view into a larger buffer
 ];
-const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
 describe('the Web platform (Web Crypto, Uint8Array)', () => {
-  it('signs as createHmac does, for every secret and body, asynchronously', async () => {
+  it('signs as createHmac does (lower-case hex), for every secret and body, asynchronously', async () => {
     for (const secret of SECRETS) {
       const key = new web.HmacKey(secret);
       for (const body of BODIES) {
         const digest = key.sign('1700000000', body);
         expect(digest).toBeInstanceOf(Promise);
         const expected = createHmac('sha256', secret).update('1700000000.').update(body).digest('hex');
-        expect(hex(await digest)).toBe(expected);
+        expect(await digest).toBe(expected);
       }
     }
-  });
-
-  it('decodes 64 hex digits as Buffer does, and refuses any non-hex character or wrong length', () => {
-    const digest = randomBytes(32).toString('hex');
-    for (const text of [digest, digest.toUpperCase(), `v1=${digest}`]) {
-      const start = text.length - 64;
-      expect(hex(web.hexDigest(text, start)!)).toBe(hex(node.hexDigest(text, start)!));
-    }
-    for (const bad of [`${digest.slice(0, 63)}g`, `z${digest.slice(1)}`, digest.slice(2), `${digest}00`]) {
-      expect(web.hexDigest(bad, 0)).toBeUndefined();
-      expect(node.hexDigest(bad, 0)).toBeUndefined();
-    }
-  });
-
-  it('compares digests in full: equal, one bit off at either end, and different lengths', () => {
-    const a = new Uint8Array(randomBytes(32));
-    for (const i of [0, 31]) {
-      const b = a.slice();
-      b[i]! ^= 1;
-      expect(web.digestsEqual(a, b)).toBe(false);
-    }
-    expect(web.digestsEqual(a, a.slice())).toBe(true);
-    expect(web.digestsEqual(a, a.subarray(0, 31))).toBe(false);
   });
 
   it('counts UTF-8 bytes and decodes strictly as Node does', () => {

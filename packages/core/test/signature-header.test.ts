@@ -1,11 +1,5 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_SIGNATURE_HEADER_LENGTH,
-  parseCanonical,
-  parseGeneral,
-  parseSignatureHeader,
-} from '../src/verify/signature-header.js';
+import { MAX_SIGNATURE_HEADER_LENGTH, parseSignatureHeader } from '../src/verify/signature-header.js';
 
 const HEX = 'ab'.repeat(32);
 
@@ -23,7 +17,7 @@ describe('parseSignatureHeader', () => {
     const h = parseSignatureHeader(`t=0017,v1=${HEX}`);
     expect(h.timestampText).toBe('0017');
     expect(h.timestamp).toBe(17);
-    expect(h.signatures.map((b) => Buffer.from(b).toString('hex'))).toEqual([HEX]);
+    expect(h.signatures).toEqual([HEX]);
   });
 
   it('trims whitespace around items, keys and values', () => {
@@ -34,7 +28,7 @@ describe('parseSignatureHeader', () => {
   it('accepts several v1 values and ignores unknown schemes', () => {
     const other = 'cd'.repeat(32);
     const h = parseSignatureHeader(`t=1,v0=zzz,v1=${HEX},v2=whatever,v1=${other.toUpperCase()}`);
-    expect(h.signatures.map((b) => Buffer.from(b).toString('hex'))).toEqual([HEX, other]);
+    expect(h.signatures).toEqual([HEX, other]); // lower-cased, the form digests are compared in
   });
 
   it('tells missing from malformed', () => {
@@ -75,38 +69,5 @@ describe('parseSignatureHeader', () => {
 
   it('skips empty items', () => {
     expect(parseSignatureHeader(`t=1,,v1=${HEX},`).timestamp).toBe(1);
-  });
-});
-
-describe('the canonical fast path and the general parser agree', () => {
-  const hex = fc.stringMatching(/^[0-9a-fA-F]{64}$/);
-  const near = fc.oneof(
-    fc.tuple(fc.stringMatching(/^\d{1,16}$/), hex).map(([t, v]) => `t=${t},v1=${v}`),
-    fc
-      .tuple(fc.stringMatching(/^\d{1,15}$/), hex, fc.nat(70), fc.string({ maxLength: 2 }))
-      .map(([t, v, at, s]) => {
-        const text = `t=${t},v1=${v}`;
-        return text.slice(0, at) + s + text.slice(at + 1);
-      }),
-    fc.string({ maxLength: 90 }),
-  );
-
-  it('on every header the fast path takes, the general parser gives the same result', () => {
-    let taken = 0;
-    fc.assert(
-      fc.property(near, (text) => {
-        const fast = parseCanonical(text);
-        if (fast === undefined) return;
-        taken++;
-        const general = parseGeneral(text);
-        expect(fast.timestampText).toBe(general.timestampText);
-        expect(fast.timestamp).toBe(general.timestamp);
-        expect(fast.signatures.map((s) => Buffer.from(s).toString('hex'))).toEqual(
-          general.signatures.map((s) => Buffer.from(s).toString('hex')),
-        );
-      }),
-      { numRuns: 5_000 },
-    );
-    expect(taken).toBeGreaterThan(500);
   });
 });

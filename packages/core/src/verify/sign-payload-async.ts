@@ -1,6 +1,5 @@
 import { hmacKeyFor } from './hmac-key.js';
 import { checkSecrets } from './option-checks.js';
-import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
 import type { SignOptions } from './sign-payload.js';
 
@@ -16,5 +15,5 @@ export async function signPayloadAsync(
 ): Promise<string> {
   checkSecrets(typeof secret === 'string' ? secret : [secret]);
   const t = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  return `t=${t},v1=${platform.toHex(await hmacKeyFor(secret).sign(t, payload))}`;
+  return `t=${t},v1=${await hmacKeyFor(secret).sign(t, payload)}`;
 }

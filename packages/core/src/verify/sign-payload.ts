@@ -10,10 +10,14 @@ export function computeSignature(
   rawBody: RawBody,
   secret: string | KeyObject,
 ): Buffer {
+  return Buffer.from(signatureHex(timestampText, rawBody, secret), 'hex');
+}
+
+function signatureHex(timestampText: string, rawBody: RawBody, secret: string | KeyObject): string {
   requireSyncHmac('computeSignature');
-  // Both are Buffers on the one platform that gets past requireSyncHmac (node:crypto).
+  // A string on the one platform that gets past requireSyncHmac (node:crypto).
   return (platform.keyObjectDigest(secret, timestampText, rawBody) ??
-    hmacKeyFor(secret as string).sign(timestampText, rawBody)) as Buffer;
+    hmacKeyFor(secret as string).sign(timestampText, rawBody)) as string;
 }
 
 export interface SignOptions {
@@ -30,5 +34,5 @@ export function signPayload(payload: RawBody, secret: string, options: SignOptio
   requireSyncHmac('signPayload');
   checkSecrets(typeof secret === 'string' ? secret : [secret]);
   const t = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  return `t=${t},v1=${computeSignature(t, payload, secret).toString('hex')}`;
+  return `t=${t},v1=${signatureHex(t, payload, secret)}`;
 }

@@ -1,3 +1,5 @@
+import { matchCanonical } from './canonical-signature.js';
+import { hexDigestEquals, signatureMismatch } from './digest-match.js';
 import { WebhookVerificationError } from './errors.js';
 import { type HmacKey, hmacKeyFor, requireSyncHmac } from './hmac-key.js';
 import {
@@ -7,7 +9,6 @@ import {
   optionError,
   positiveOption,
 } from './option-checks.js';
-import { platform } from './platform/index.js';
 import type { RawBody } from './raw-body.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
 
@@ -21,23 +22,16 @@ export interface VerifySignatureOptions {
   now?: number;
 }
 
-function mismatch(): never {
-  throw new WebhookVerificationError(
-    'signature_mismatch',
-    'No signature matches the body with any configured secret. Check the webhook secret and that the body is passed unmodified.',
-  );
-}
-
-function matchesAny(expected: Uint8Array, signatures: readonly Uint8Array[]): boolean {
+function matchesAny(digest: string, signatures: readonly string[]): boolean {
   for (const candidate of signatures) {
-    if (platform.digestsEqual(expected, candidate)) return true;
+    if (hexDigestEquals(digest, candidate)) return true;
   }
   return false;
 }
 
 /** The rest of checkSignature once a digest comes as a promise (Web Crypto), from key `index` on. */
 async function checkAsync(
-  first: Promise<Uint8Array>,
+  first: Promise<string>,
   index: number,
   rawBody: RawBody,
   header: SignatureHeader,
@@ -47,7 +41,7 @@ async function checkAsync(
   for (let i = index + 1; i < keys.length; i++) {
     if (matchesAny(await keys[i]!.sign(header.timestampText, rawBody), header.signatures)) return;
   }
-  mismatch();
+  signatureMismatch();
 }
 
 /**
@@ -70,16 +64,51 @@ export function checkSignature(
   }
   for (let i = 0; i < keys.length; i++) {
     const expected = keys[i]!.sign(header.timestampText, rawBody);
-    if (!(expected instanceof Uint8Array)) return checkAsync(expected, i, rawBody, header, keys);
+    if (typeof expected !== 'string') return checkAsync(expected, i, rawBody, header, keys);
     if (matchesAny(expected, header.signatures)) return undefined;
   }
-  mismatch();
+  signatureMismatch();
+}
+
+/**
+ * Checks a signature header against the body and returns its timestamp, or with Web Crypto a promise of
+ * it. The header as the service sends it takes the canonical path; any other form is parsed in full.
+ */
+export function checkSignatureHeader(
+  value: string | readonly string[] | undefined,
+  rawBody: RawBody,
+  keys: readonly HmacKey[],
+  tolerance: number,
+  now: number,
+): number | Promise<number> {
+  if (typeof value === 'string') {
+    const timestamp = matchCanonical(value, rawBody, keys, tolerance, now);
+    if (timestamp !== undefined) return timestamp;
+  }
+  const header = parseSignatureHeader(value);
+  const checked = checkSignature(rawBody, header, keys, tolerance, now);
+  return checked === undefined ? header.timestamp : checked.then(() => header.timestamp);
 }
 
 export interface CheckedOptions {
   keys: readonly HmacKey[];
   tolerance: number;
   now: number;
+}
+
+// The last plain secret's keys: callers pass the same secret on every call, so it is checked and its key
+// looked up once, not per delivery. Only a string is remembered: an array could be changed in place.
+let lastSecret: string | undefined;
+let lastKeys: readonly HmacKey[] = [];
+
+function keysFor(secret: unknown): readonly HmacKey[] {
+  if (secret === lastSecret && lastSecret !== undefined) return lastKeys;
+  const keys = checkSecrets(secret).map(hmacKeyFor);
+  if (typeof secret === 'string') {
+    lastSecret = secret;
+    lastKeys = keys;
+  }
+  return keys;
 }
 
 /**
@@ -99,7 +128,7 @@ export function checkVerifyOptions(options: VerifySignatureOptions, caller: stri
     );
   }
   return {
-    keys: checkSecrets(options.secret).map(hmacKeyFor),
+    keys: keysFor(options.secret),
     tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
     now: now ?? Math.floor(Date.now() / 1000),
   };
@@ -116,7 +145,6 @@ export function verifySignature(
 ): number {
   requireSyncHmac('verifySignature');
   const { keys, tolerance, now } = checkVerifyOptions(options, 'verifySignature');
-  const header = parseSignatureHeader(signatureHeader);
-  checkSignature(rawBody, header, keys, tolerance, now);
-  return header.timestamp;
+  // With node:crypto (the only platform that gets past requireSyncHmac) the check is synchronous.
+  return checkSignatureHeader(signatureHeader, rawBody, keys, tolerance, now) as number;
 }

@@ -11,8 +11,7 @@ import { type HmacKey, requireSyncHmac } from './hmac-key.js';
 import { checkHeaderPrefix } from './option-checks.js';
 import { checkEventHeaders, parseEvent } from './parse-event.js';
 import { isRawBody, type RawBody } from './raw-body.js';
-import { parseSignatureHeader } from './signature-header.js';
-import { checkSignature, checkVerifyOptions } from './verify-signature.js';
+import { checkSignatureHeader, checkVerifyOptions } from './verify-signature.js';
 
 export interface VerifyWebhookOptions {
   /** The webhook's `whsec_…` secret, or several during a rotation. */
@@ -50,10 +49,9 @@ function verify(
   names: HeaderNames,
   now: number,
 ): AnyWebhookEvent | Promise<AnyWebhookEvent> {
-  const header = parseSignatureHeader(readHeader(headers, names.signature));
   // Signature first: nothing in an unsigned body is looked at.
-  const checked = checkSignature(rawBody, header, keys, tolerance, now);
-  if (checked === undefined) return parseChecked(rawBody, headers, names);
+  const checked = checkSignatureHeader(readHeader(headers, names.signature), rawBody, keys, tolerance, now);
+  if (typeof checked === 'number') return parseChecked(rawBody, headers, names);
   return checked.then(() => parseChecked(rawBody, headers, names));
 }
 

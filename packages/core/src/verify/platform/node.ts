@@ -1,5 +1,5 @@
 import { Buffer, isAscii } from 'node:buffer';
-import { createHmac, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, KeyObject, randomBytes } from 'node:crypto';
 import { HmacKey } from './node-hmac-key.js';
 import type { Platform, RawBody } from './types.js';
 
@@ -15,13 +15,6 @@ function asBuffer(bytes: Uint8Array): Buffer {
 export const platform: Platform = {
   syncHmac: true,
   HmacKey,
-  digestsEqual: timingSafeEqual,
-  hexDigest(text, start) {
-    // Hex decoding stops at the first non-hex character, so 32 bytes means all 64 were hex digits.
-    const digest = Buffer.from(text.slice(start), 'hex');
-    return digest.length === 32 && text.length - start === 64 ? digest : undefined;
-  },
-  toHex: (bytes) => asBuffer(bytes).toString('hex'),
   decodeUtf8(bytes) {
     // ASCII (most webhook bodies) is valid UTF-8 that reads the same as Latin-1, and a Latin-1 string
     // is a plain copy; the strict decoder is left for bodies that need it.
@@ -31,6 +24,6 @@ export const platform: Platform = {
   randomHex: (bytes) => randomBytes(bytes).toString('hex'),
   keyObjectDigest(secret: unknown, timestampText: string, rawBody: RawBody) {
     if (!(secret instanceof KeyObject)) return undefined;
-    return createHmac('sha256', secret).update(`${timestampText}.`).update(rawBody).digest();
+    return createHmac('sha256', secret).update(`${timestampText}.`).update(rawBody).digest('hex');
   },
 };

@@ -21,7 +21,7 @@ class WebHmacKey implements SigningKey {
     this.#secret = typeof secret === 'string' ? ENCODER.encode(secret) : secret.slice();
   }
 
-  async sign(timestampText: string, rawBody: RawBody): Promise<Uint8Array> {
+  async sign(timestampText: string, rawBody: RawBody): Promise<string> {
     this.#key ??= crypto.subtle.importKey(
       'raw',
       this.#secret as Uint8Array<ArrayBuffer>,
@@ -34,43 +34,19 @@ class WebHmacKey implements SigningKey {
     const signed = new Uint8Array(prefix.byteLength + body.byteLength);
     signed.set(prefix, 0);
     signed.set(body, prefix.byteLength);
-    return new Uint8Array(await crypto.subtle.sign('HMAC', await this.#key, signed));
+    return toHex(new Uint8Array(await crypto.subtle.sign('HMAC', await this.#key, signed)));
   }
 }
 
-function hexValue(code: number): number {
-  if (code >= 0x30 && code <= 0x39) return code - 0x30;
-  const lower = code | 0x20;
-  if (lower >= 0x61 && lower <= 0x66) return lower - 0x57;
-  return -1;
+function toHex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += HEX[byte >> 4]! + HEX[byte & 15]!;
+  return text;
 }
 
 export const platform: Platform = {
   syncHmac: false,
   HmacKey: WebHmacKey,
-  digestsEqual(a, b) {
-    if (a.byteLength !== b.byteLength) return false;
-    // Every byte is looked at whatever differs, so the time taken says nothing about where.
-    let diff = 0;
-    for (let i = 0; i < a.byteLength; i++) diff |= a[i]! ^ b[i]!;
-    return diff === 0;
-  },
-  hexDigest(text, start) {
-    if (text.length - start !== 64) return undefined;
-    const digest = new Uint8Array(32);
-    for (let i = 0; i < 32; i++) {
-      const high = hexValue(text.charCodeAt(start + 2 * i));
-      const low = hexValue(text.charCodeAt(start + 2 * i + 1));
-      if (high < 0 || low < 0) return undefined;
-      digest[i] = (high << 4) | low;
-    }
-    return digest;
-  },
-  toHex(bytes) {
-    let text = '';
-    for (const byte of bytes) text += HEX[byte >> 4]! + HEX[byte & 15]!;
-    return text;
-  },
   decodeUtf8: (bytes) => UTF8.decode(bytes),
   utf8ByteLength(text) {
     // Counted from the UTF-16 code units, without encoding: a lone surrogate becomes U+FFFD (3 bytes).
@@ -87,7 +63,7 @@ export const platform: Platform = {
     return length;
   },
   randomHex(bytes) {
-    return platform.toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+    return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
   },
   keyObjectDigest: () => undefined,
 };
