@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nextMessage, stopChild } from './child.js';
+import { median } from './stats.js';
 import type { LoadRunner } from './http-harness.js';
 
 const CHUNK = 500;
@@ -23,10 +24,10 @@ export function requireValgrind(): void {
   }
 }
 
-/** The main thread's instruction total from a callgrind dump written with --separate-threads=yes. */
-function mainThreadInstructions(dir: string): number {
-  const file = readdirSync(dir).find((f) => f.endsWith('.1-01'));
-  if (!file) throw new Error(`no main-thread dump in ${dir}`);
+/** The main thread's instruction total in dump number `dump` (1, 2, …) of a run with --separate-threads=yes. */
+function mainThreadInstructions(dir: string, dump: number): number {
+  const file = readdirSync(dir).find((f) => f.endsWith(`.${dump}-01`));
+  if (!file) throw new Error(`no main-thread dump ${dump} in ${dir}`);
   const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
   if (!total) throw new Error(`no instruction total in ${file}`);
   return Number(total[1]);
@@ -41,14 +42,24 @@ export interface InstructionRun {
   label: string;
   load: LoadRunner;
   warmup: number;
+  /** Requests per counted window. */
   requests: number;
+  /**
+   * Counted windows, one after another on the same server; the figure is their median. A major GC or a
+   * deoptimisation falls into one window or another, and moved a single 2,000-request count by up to 10%.
+   * Default 5.
+   */
+  windows?: number;
   /** The Node binary to run the server with; default the one running this script. */
   node?: string;
   /** Keep the callgrind dumps in this directory (for callgrind_annotate) instead of deleting them. */
   keepDir?: string;
 }
 
-/** Main-thread instructions per request of `requests` requests after `warmup` to the server's /webhooks. */
+/**
+ * Main-thread instructions per request to the server's /webhooks after `warmup` requests: the median of
+ * `windows` counts of `requests` each.
+ */
 export async function instructionsPerRequest(run: InstructionRun): Promise<number> {
   const dir = run.keepDir ?? mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
   const child = fork(fileURLToPath(run.server), [JSON.stringify(run.config)], {
@@ -88,10 +99,14 @@ export async function instructionsPerRequest(run: InstructionRun): Promise<numbe
     };
     // Long enough for the JIT to settle: optimised code is what serves real traffic.
     await send(run.warmup);
-    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    const requests = await send(run.requests);
-    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    return mainThreadInstructions(dir) / requests;
+    const perRequest: number[] = [];
+    for (let window = 1; window <= (run.windows ?? 5); window++) {
+      execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+      const requests = await send(run.requests);
+      execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+      perRequest.push(mainThreadInstructions(dir, window) / requests);
+    }
+    return median(perRequest);
   } finally {
     await stopChild(child);
     if (run.keepDir === undefined) rmSync(dir, { recursive: true, force: true });

@@ -14,37 +14,55 @@ export interface BackgroundRun {
    */
   done: Promise<unknown> | undefined;
   resolve: ((outcome: unknown) => void) | undefined;
+  /** Neighbours in the list of runs in progress. */
+  prev: BackgroundRun | undefined;
+  next: BackgroundRun | undefined;
 }
 
 /**
  * Background handler runs ('immediately' mode), so shutdown can wait for them. Runs are plain records
- * in a Set, not promises with reactions attached: this is bookkeeping on every accepted event.
+ * in a doubly linked list, not promises with reactions attached, nor Set entries (a Set that empties and
+ * fills with every request rehashes as it shrinks and grows): this is bookkeeping on every accepted event.
  */
 export class InFlight {
-  readonly #runs = new Set<BackgroundRun>();
+  #head: BackgroundRun | undefined;
+  #size = 0;
   #wakeWhenIdle: (() => void)[] = [];
 
   constructor(readonly clock: Clock = systemClock) {}
 
   get size(): number {
-    return this.#runs.size;
+    return this.#size;
   }
 
   start(eventId: string, withPromise: boolean): BackgroundRun {
-    const run: BackgroundRun = { eventId, done: undefined, resolve: undefined };
+    const run: BackgroundRun = {
+      eventId,
+      done: undefined,
+      resolve: undefined,
+      prev: undefined,
+      next: this.#head,
+    };
     if (withPromise) {
       run.done = new Promise<unknown>((resolve) => {
         run.resolve = resolve;
       });
     }
-    this.#runs.add(run);
+    if (this.#head !== undefined) this.#head.prev = run;
+    this.#head = run;
+    this.#size++;
     return run;
   }
 
   finish(run: BackgroundRun, outcome: unknown): void {
-    this.#runs.delete(run);
+    if (run.prev === undefined && this.#head !== run) return; // finished already
+    if (run.prev !== undefined) run.prev.next = run.next;
+    else this.#head = run.next;
+    if (run.next !== undefined) run.next.prev = run.prev;
+    run.prev = run.next = undefined;
+    this.#size--;
     run.resolve?.(outcome);
-    if (this.#runs.size === 0 && this.#wakeWhenIdle.length > 0) {
+    if (this.#size === 0 && this.#wakeWhenIdle.length > 0) {
       for (const wake of this.#wakeWhenIdle.splice(0)) wake();
     }
   }
@@ -59,9 +77,16 @@ export class InFlight {
     return () => clearTimeout(timer);
   }
 
+  /** The runs in progress, oldest first. */
+  #eventIds(): string[] {
+    const ids: string[] = [];
+    for (let run = this.#head; run !== undefined; run = run.next) ids.push(run.eventId);
+    return ids.reverse();
+  }
+
   /** Resolves once nothing runs, runs started while draining included; or reports what still runs. */
   async drain(timeoutMs?: number): Promise<DrainResult> {
-    if (this.#runs.size === 0) return { unfinished: [] };
+    if (this.#size === 0) return { unfinished: [] };
     let cancel: (() => void) | undefined;
     const idle = new Promise<'idle'>((resolve) => {
       this.#wakeWhenIdle.push(() => resolve('idle'));
@@ -74,7 +99,7 @@ export class InFlight {
           });
     try {
       const outcome = await (timedOut ? Promise.race([idle, timedOut]) : idle);
-      if (outcome === 'timeout') return { unfinished: [...this.#runs].map((run) => run.eventId) };
+      if (outcome === 'timeout') return { unfinished: this.#eventIds() };
       return { unfinished: [] };
     } finally {
       cancel?.();

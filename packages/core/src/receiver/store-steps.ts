@@ -29,10 +29,12 @@ export class StoreSteps {
     leaseMs: number,
     obs: DeliveryObserver | undefined,
   ): Awaitable<ClaimResult> {
-    const claim = () => this.store.claim(event.id, token, leaseMs);
+    // Unnamed arrows: a `const` one gets a defineProperty per call from esbuild's keepNames (tsx).
     const ready = this.#init();
-    if (ready === undefined) return this.call(obs, 'claim', claim);
-    return ready.then(() => this.call(obs, 'claim', claim));
+    if (ready === undefined) {
+      return this.call(obs, 'claim', () => this.store.claim(event.id, token, leaseMs));
+    }
+    return ready.then(() => this.call(obs, 'claim', () => this.store.claim(event.id, token, leaseMs)));
   }
 
   /**
