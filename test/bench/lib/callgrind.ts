@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nextMessage, stopChild } from './child.js';
-import { median } from './stats.js';
 import type { LoadRunner } from './http-harness.js';
+import { median } from './stats.js';
 
 const CHUNK = 500;
 
