@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:instructions [--frameworks=koa,fastify] [--contenders=empty,limit,ours] [--node=/path/to/node]
- *   [--requests=2000] [--warmup=5000] [--keep=dir]`
+ *   [--requests=2000] [--windows=5] [--warmup=5000] [--keep=dir]`
  *
  * Instructions per request on each HTTP server's main thread, counted by valgrind's callgrind: the
  * same servers and load as the http suite, but a count that does not move with what else the machine
@@ -25,6 +25,7 @@ const arg = (name: string, fallback: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const frameworks = arg('frameworks', 'express,fastify,koa').split(',') as Framework[];
 const requests = Number(arg('requests', '2000'));
+const windows = Number(arg('windows', '5'));
 const warmup = Number(arg('warmup', '5000'));
 const CONTENDERS = arg('contenders', 'empty,limit,ours,hand,stripe').split(',') as ContenderName[];
 const node = arg('node', process.execPath);
@@ -53,6 +54,7 @@ try {
           load,
           warmup,
           requests,
+          windows,
           node,
           keepDir,
         }),
@@ -62,7 +64,7 @@ try {
     const base = of('limit') ?? of('ours')!;
     console.log(
       renderText({
-        title: `${framework}, Node ${version}: main-thread instructions per request (${requests} requests after ${warmup})`,
+        title: `${framework}, Node ${version}: main-thread instructions per request (median of ${windows} windows of ${requests} requests, after ${warmup})`,
         columns: ['contender', 'instructions', `this / ${of('limit') ? 'limit' : 'ours'}`],
         rows: CONTENDERS.map((c) => [c, `${(of(c)! / 1000).toFixed(0)}k`, `${(of(c)! / base).toFixed(2)}x`]),
       }),
