@@ -1,7 +1,8 @@
 /**
  * Body-read time-outs for every request in progress, checked by one shared, unref'd interval. A timer per
  * request (insert and remove on Node's timer lists) costs more than everything else reading a small
- * body does; a Set entry costs almost nothing. A deadline fires up to one tick late.
+ * body does. Pending deadlines are a doubly linked list, oldest first: a Set that fills and empties with
+ * every request rehashes as it grows and shrinks, which allocates. A deadline fires up to one tick late.
  */
 import { type Clock, systemClock } from '../verify/clock.js';
 
@@ -12,20 +13,38 @@ export interface Deadline {
   onExpiry: () => void;
   /** A test clock's timer, in place of the shared sweeper. */
   cancel: (() => void) | undefined;
+  /** Fired or cleared: out of the list for good. */
+  done: boolean;
+  prev: Deadline | undefined;
+  next: Deadline | undefined;
 }
 
-const pending = new Set<Deadline>();
+let head: Deadline | undefined;
+let tail: Deadline | undefined;
 let sweeper: NodeJS.Timeout | undefined;
+
+function unlink(deadline: Deadline): void {
+  if (deadline.prev === undefined) head = deadline.next;
+  else deadline.prev.next = deadline.next;
+  if (deadline.next === undefined) tail = deadline.prev;
+  else deadline.next.prev = deadline.prev;
+  deadline.prev = deadline.next = undefined;
+}
 
 function sweep(): void {
   const now = performance.now();
-  for (const deadline of pending) {
-    if (deadline.at <= now) {
-      pending.delete(deadline);
-      deadline.onExpiry();
-    }
+  const due: Deadline[] = [];
+  for (let deadline = head; deadline !== undefined; deadline = deadline.next) {
+    if (deadline.at <= now) due.push(deadline);
   }
-  if (pending.size === 0) stop();
+  // Oldest first; one that an earlier firing cleared is skipped.
+  for (const deadline of due) {
+    if (deadline.done) continue;
+    deadline.done = true;
+    unlink(deadline);
+    deadline.onExpiry();
+  }
+  if (head === undefined) stop();
 }
 
 function stop(): void {
@@ -39,10 +58,14 @@ function stop(): void {
  */
 export function setDeadline(ms: number, onExpiry: () => void, clock: Clock = systemClock): Deadline {
   if (clock !== systemClock) {
-    return { at: clock.now() + ms, onExpiry, cancel: clock.setTimer(onExpiry, ms) };
+    const cancel = clock.setTimer(onExpiry, ms);
+    return { at: clock.now() + ms, onExpiry, cancel, done: false, prev: undefined, next: undefined };
   }
-  const deadline: Deadline = { at: performance.now() + ms, onExpiry, cancel: undefined };
-  pending.add(deadline);
+  const at = performance.now() + ms;
+  const deadline: Deadline = { at, onExpiry, cancel: undefined, done: false, prev: tail, next: undefined };
+  if (tail === undefined) head = deadline;
+  else tail.next = deadline;
+  tail = deadline;
   if (sweeper === undefined) {
     sweeper = setInterval(sweep, Math.min(TICK_MS, ms));
     sweeper.unref();
@@ -56,5 +79,8 @@ export function setDeadline(ms: number, onExpiry: () => void, clock: Clock = sys
  */
 export function clearDeadline(deadline: Deadline): void {
   if (deadline.cancel !== undefined) deadline.cancel();
-  else pending.delete(deadline);
+  else if (!deadline.done) {
+    deadline.done = true;
+    unlink(deadline);
+  }
 }
