@@ -1,8 +1,11 @@
 /**
  * One server under test, in its own process: `node --import tsx http-server.ts '<ServerConfig json>'`.
- * Talks to the benchmark over IPC: sends { type: 'ready', port }, answers 'stats' and the RSS probe.
+ * Talks to the benchmark over IPC: sends { type: 'ready', port }, answers 'stats' and the RSS probe, and
+ * turns V8's per-collection trace on and off around a window of requests (allocations.ts reads it).
  */
 import type { Server } from 'node:http';
+import { Session } from 'node:inspector/promises';
+import { setFlagsFromString } from 'node:v8';
 import { serveParent, startChild } from '../lib/bench-child.js';
 import { counters, makeReceiver, makeStore, type ServerConfig } from './contenders.js';
 import { expressApp } from './express-app.js';
@@ -14,11 +17,36 @@ export type ServerRequest =
   | { type: 'cpu' }
   | { type: 'rss-start' }
   | { type: 'rss-stop' }
+  | { type: 'gc-trace-on' }
+  | { type: 'gc-trace-off' }
+  | { type: 'heap-sampling-start' }
+  | { type: 'heap-sampling-stop' }
   | { type: 'close' };
 
 export interface RssReport {
   baseline: number;
   peak: number;
+}
+
+interface SamplingNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: SamplingNode[];
+}
+
+let inspector: Session | undefined;
+
+/** Sampled bytes by allocating function (name, file and line), largest first. */
+function bytesBySite(head: SamplingNode): [string, number][] {
+  const sites = new Map<string, number>();
+  const visit = (node: SamplingNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || '(anonymous)'} ${url.split('/').slice(-3).join('/')}:${lineNumber + 1}`;
+    if (node.selfSize > 0) sites.set(site, (sites.get(site) ?? 0) + node.selfSize);
+    for (const child of node.children) visit(child);
+  };
+  visit(head);
+  return [...sites].sort((a, b) => b[1] - a[1]);
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as ServerConfig;
@@ -61,7 +89,34 @@ async function main(): Promise<void> {
         if (maxRssAfter > maxRssBefore) rss.peak = Math.max(rss.peak, maxRssAfter);
         return { type: 'rss', ...rss };
       },
-    } satisfies Record<Exclude<ServerRequest['type'], 'close'>, () => object>,
+      // V8 reads its trace flags at each collection: from here on, every one prints `allocated=<bytes>`
+      // (allocated since the previous one) on stdout, for allocations.ts to add up.
+      'gc-trace-on': () => {
+        setFlagsFromString('--trace-gc-nvp');
+        return { type: 'gc-trace' };
+      },
+      'gc-trace-off': () => {
+        setFlagsFromString('--no-trace-gc-nvp');
+        return { type: 'gc-trace' };
+      },
+      // V8's sampling heap profiler, counting what the scavenges collected too (what a request allocates
+      // and drops): bytes sampled per allocating function, for allocations.ts --by-function.
+      'heap-sampling-start': async () => {
+        inspector ??= new Session();
+        inspector.connect();
+        await inspector.post('HeapProfiler.startSampling', {
+          samplingInterval: 512,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        } as object);
+        return { type: 'heap-sampling' };
+      },
+      'heap-sampling-stop': async () => {
+        const { profile } = await inspector!.post('HeapProfiler.stopSampling');
+        inspector!.disconnect();
+        return { type: 'heap-sampling', bySite: bytesBySite(profile.head) };
+      },
+    } satisfies Record<string, () => object | Promise<object>>,
     async close() {
       await receiver?.close(2000);
       await closeStore();

@@ -1,0 +1,137 @@
+/**
+ * `pnpm bench:allocations [--frameworks=fastify,koa,express] [--contenders=empty,limit,ours]
+ *   [--requests=20000] [--warmup=5000] [--node=/path/to/node] [--by-function] [--top=25]`
+ *
+ * Bytes the JavaScript heap allocates per request, and collections per 1,000 requests, on each HTTP
+ * bench server: what instruction counts and CPU time hide behind "GC". The server runs normally (no
+ * valgrind); after the warm-up it turns on V8's per-collection trace (`--trace-gc-nvp`, which prints the
+ * bytes allocated since the previous collection), takes `requests` requests, and turns it off. The sum
+ * over the window's collections is its allocation, give or take one young generation (a few MiB) at
+ * each edge: small next to the window's total. `--by-function` also runs V8's sampling heap profiler over
+ * the window (scavenged objects included) and lists the functions that allocate the most per request.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { nextMessage, request, stopChild } from './lib/child.js';
+import { startLoadRunner } from './lib/http-harness.js';
+import { renderText } from './lib/report.js';
+import type { ContenderName, Framework } from './servers/contenders.js';
+
+const arg = (name: string, fallback: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const frameworks = arg('frameworks', 'fastify,koa,express').split(',') as Framework[];
+const contenders = arg('contenders', 'empty,limit,ours').split(',') as ContenderName[];
+const requests = Number(arg('requests', '20000'));
+const warmup = Number(arg('warmup', '5000'));
+const node = arg('node', process.execPath);
+const byFunction = process.argv.includes('--by-function');
+const SERVER = new URL('./servers/http-server.ts', import.meta.url);
+const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+
+interface Window {
+  bytes: number;
+  sites?: [string, number][];
+  scavenges: number;
+  markCompacts: number;
+}
+
+/** Adds up the `allocated=` of each collection line V8 printed, and counts them by kind (gc=s, gc=mc…). */
+function parseTrace(text: string): Window {
+  const window: Window = { bytes: 0, scavenges: 0, markCompacts: 0 };
+  for (const line of text.split('\n')) {
+    const allocated = / allocated=(\d+)/.exec(line);
+    if (!allocated) continue;
+    window.bytes += Number(allocated[1]);
+    const kind = / gc=(\w+)/.exec(line)?.[1];
+    if (kind === 's' || kind === 'ms') window.scavenges++;
+    else window.markCompacts++;
+  }
+  return window;
+}
+
+async function measure(
+  framework: Framework,
+  contender: ContenderName,
+  load: Awaited<ReturnType<typeof startLoadRunner>>,
+) {
+  const child = fork(
+    fileURLToPath(SERVER),
+    [JSON.stringify({ framework, contender, store: 'memory', maxBodyBytes: 1 << 20 })],
+    {
+      execPath: node,
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
+  );
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  try {
+    const { port } = await nextMessage<{ port: number }>(child, 'ready');
+    const url = `http://127.0.0.1:${port}/webhooks`;
+    const send = async (amount: number) => {
+      for (let sent = 0; sent < amount; sent += 2000) {
+        const r = await load.run({
+          url,
+          amount: Math.min(2000, amount - sent),
+          connections: 8,
+          bodyBytes: 1024,
+        });
+        if (r.non2xx || r.errors || r.timeouts)
+          throw new Error(`${framework}/${contender}: ${r.non2xx} non-2xx`);
+      }
+    };
+    await send(warmup);
+    await request(child, { type: 'gc-trace-on' }, 'gc-trace');
+    if (byFunction) await request(child, { type: 'heap-sampling-start' }, 'heap-sampling');
+    await send(requests);
+    const sampled = byFunction
+      ? await request<{ bySite: [string, number][] }>(child, { type: 'heap-sampling-stop' }, 'heap-sampling')
+      : undefined;
+    await request(child, { type: 'gc-trace-off' }, 'gc-trace');
+    await stopChild(child);
+    return { ...parseTrace(out), sites: sampled?.bySite };
+  } finally {
+    await stopChild(child);
+  }
+}
+
+const load = await startLoadRunner();
+try {
+  for (const framework of frameworks) {
+    const rows: string[][] = [];
+    for (const contender of contenders) {
+      const w = await measure(framework, contender, load);
+      rows.push([
+        contender,
+        (w.bytes / requests / 1024).toFixed(1),
+        ((w.scavenges * 1000) / requests).toFixed(2),
+        String(w.markCompacts),
+      ]);
+      if (w.sites) {
+        console.log(
+          renderText({
+            title: `${framework}/${contender}: sampled bytes per request by allocating function`,
+            columns: ['bytes / request', 'function'],
+            rows: w.sites
+              .slice(0, Number(arg('top', '25')))
+              .map(([site, bytes]) => [(bytes / requests).toFixed(0), site]),
+          }),
+          '\n',
+        );
+      }
+    }
+    console.log(
+      renderText({
+        title: `${framework}, Node ${version}: JavaScript heap allocation per request (${requests} requests after ${warmup})`,
+        columns: ['contender', 'KiB / request', 'scavenges / 1,000 requests', 'mark-compacts in the window'],
+        rows,
+      }),
+      '\n',
+    );
+  }
+} finally {
+  await load.stop();
+}
+process.exit(0);
