@@ -1,50 +1,30 @@
 /**
  * Body-read time-outs for every request in progress, checked by one shared, unref'd interval. A timer per
  * request (insert and remove on Node's timer lists) costs more than everything else reading a small
- * body does. Pending deadlines are a doubly linked list, oldest first: a Set that fills and empties with
- * every request rehashes as it grows and shrinks, which allocates. A deadline fires up to one tick late.
+ * body does; a list entry costs almost nothing. A deadline fires up to one tick late.
  */
+import { type Linked, LinkedList } from '../receiver/linked-list.js';
 import { type Clock, systemClock } from '../verify/clock.js';
 
 const TICK_MS = 100;
 
-export interface Deadline {
+export interface Deadline extends Linked<Deadline> {
   at: number;
   onExpiry: () => void;
   /** A test clock's timer, in place of the shared sweeper. */
   cancel: (() => void) | undefined;
-  /** Fired or cleared: out of the list for good. */
-  done: boolean;
-  prev: Deadline | undefined;
-  next: Deadline | undefined;
 }
 
-let head: Deadline | undefined;
-let tail: Deadline | undefined;
+const pending = new LinkedList<Deadline>();
 let sweeper: NodeJS.Timeout | undefined;
-
-function unlink(deadline: Deadline): void {
-  if (deadline.prev === undefined) head = deadline.next;
-  else deadline.prev.next = deadline.next;
-  if (deadline.next === undefined) tail = deadline.prev;
-  else deadline.next.prev = deadline.prev;
-  deadline.prev = deadline.next = undefined;
-}
 
 function sweep(): void {
   const now = performance.now();
-  const due: Deadline[] = [];
-  for (let deadline = head; deadline !== undefined; deadline = deadline.next) {
-    if (deadline.at <= now) due.push(deadline);
+  // Oldest first; one that an earlier firing cleared is skipped (its removal says so).
+  for (const deadline of pending.toArray()) {
+    if (deadline.at <= now && pending.remove(deadline)) deadline.onExpiry();
   }
-  // Oldest first; one that an earlier firing cleared is skipped.
-  for (const deadline of due) {
-    if (deadline.done) continue;
-    deadline.done = true;
-    unlink(deadline);
-    deadline.onExpiry();
-  }
-  if (head === undefined) stop();
+  if (pending.size === 0) stop();
 }
 
 function stop(): void {
@@ -59,13 +39,18 @@ function stop(): void {
 export function setDeadline(ms: number, onExpiry: () => void, clock: Clock = systemClock): Deadline {
   if (clock !== systemClock) {
     const cancel = clock.setTimer(onExpiry, ms);
-    return { at: clock.now() + ms, onExpiry, cancel, done: false, prev: undefined, next: undefined };
+    return { at: clock.now() + ms, onExpiry, cancel, prev: undefined, next: undefined, listed: false };
   }
   const at = performance.now() + ms;
-  const deadline: Deadline = { at, onExpiry, cancel: undefined, done: false, prev: tail, next: undefined };
-  if (tail === undefined) head = deadline;
-  else tail.next = deadline;
-  tail = deadline;
+  const deadline: Deadline = {
+    at,
+    onExpiry,
+    cancel: undefined,
+    prev: undefined,
+    next: undefined,
+    listed: false,
+  };
+  pending.push(deadline);
   if (sweeper === undefined) {
     sweeper = setInterval(sweep, Math.min(TICK_MS, ms));
     sweeper.unref();
@@ -79,8 +64,5 @@ export function setDeadline(ms: number, onExpiry: () => void, clock: Clock = sys
  */
 export function clearDeadline(deadline: Deadline): void {
   if (deadline.cancel !== undefined) deadline.cancel();
-  else if (!deadline.done) {
-    deadline.done = true;
-    unlink(deadline);
-  }
+  else pending.remove(deadline);
 }

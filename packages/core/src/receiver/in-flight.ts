@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../verify/clock.js';
+import { type Linked, LinkedList } from './linked-list.js';
 
 export interface DrainResult {
   /** Background tasks still running when the time-out ran out, by event id. Empty when all finished. */
@@ -6,7 +7,7 @@ export interface DrainResult {
 }
 
 /** One accepted event whose handlers run after the ack. */
-export interface BackgroundRun {
+export interface BackgroundRun extends Linked<BackgroundRun> {
   readonly eventId: string;
   /**
    * Resolves (never rejects) with the run's handler error, or undefined, when it finishes; made only
@@ -14,25 +15,20 @@ export interface BackgroundRun {
    */
   done: Promise<unknown> | undefined;
   resolve: ((outcome: unknown) => void) | undefined;
-  /** Neighbours in the list of runs in progress. */
-  prev: BackgroundRun | undefined;
-  next: BackgroundRun | undefined;
 }
 
 /**
- * Background handler runs ('immediately' mode), so shutdown can wait for them. Runs are plain records
- * in a doubly linked list, not promises with reactions attached, nor Set entries (a Set that empties and
- * fills with every request rehashes as it shrinks and grows): this is bookkeeping on every accepted event.
+ * Background handler runs ('immediately' mode), so shutdown can wait for them. Runs are plain records in
+ * a list, not promises with reactions attached: this is bookkeeping on every accepted event.
  */
 export class InFlight {
-  #head: BackgroundRun | undefined;
-  #size = 0;
+  readonly #runs = new LinkedList<BackgroundRun>();
   #wakeWhenIdle: (() => void)[] = [];
 
   constructor(readonly clock: Clock = systemClock) {}
 
   get size(): number {
-    return this.#size;
+    return this.#runs.size;
   }
 
   start(eventId: string, withPromise: boolean): BackgroundRun {
@@ -41,28 +37,23 @@ export class InFlight {
       done: undefined,
       resolve: undefined,
       prev: undefined,
-      next: this.#head,
+      next: undefined,
+      listed: false,
     };
     if (withPromise) {
       run.done = new Promise<unknown>((resolve) => {
         run.resolve = resolve;
       });
     }
-    if (this.#head !== undefined) this.#head.prev = run;
-    this.#head = run;
-    this.#size++;
+    this.#runs.push(run);
     return run;
   }
 
+  /** A second call for the same run changes nothing. */
   finish(run: BackgroundRun, outcome: unknown): void {
-    if (run.prev === undefined && this.#head !== run) return; // finished already
-    if (run.prev !== undefined) run.prev.next = run.next;
-    else this.#head = run.next;
-    if (run.next !== undefined) run.next.prev = run.prev;
-    run.prev = run.next = undefined;
-    this.#size--;
+    if (!this.#runs.remove(run)) return;
     run.resolve?.(outcome);
-    if (this.#size === 0 && this.#wakeWhenIdle.length > 0) {
+    if (this.#runs.size === 0 && this.#wakeWhenIdle.length > 0) {
       for (const wake of this.#wakeWhenIdle.splice(0)) wake();
     }
   }
@@ -77,16 +68,9 @@ export class InFlight {
     return () => clearTimeout(timer);
   }
 
-  /** The runs in progress, oldest first. */
-  #eventIds(): string[] {
-    const ids: string[] = [];
-    for (let run = this.#head; run !== undefined; run = run.next) ids.push(run.eventId);
-    return ids.reverse();
-  }
-
   /** Resolves once nothing runs, runs started while draining included; or reports what still runs. */
   async drain(timeoutMs?: number): Promise<DrainResult> {
-    if (this.#size === 0) return { unfinished: [] };
+    if (this.#runs.size === 0) return { unfinished: [] };
     let cancel: (() => void) | undefined;
     const idle = new Promise<'idle'>((resolve) => {
       this.#wakeWhenIdle.push(() => resolve('idle'));
@@ -99,7 +83,7 @@ export class InFlight {
           });
     try {
       const outcome = await (timedOut ? Promise.race([idle, timedOut]) : idle);
-      if (outcome === 'timeout') return { unfinished: this.#eventIds() };
+      if (outcome === 'timeout') return { unfinished: this.#runs.toArray().map((run) => run.eventId) };
       return { unfinished: [] };
     } finally {
       cancel?.();

@@ -1,8 +1,9 @@
 import { type Clock, systemClock } from '../verify/clock.js';
 import type { Logger } from '../verify/logger.js';
 import type { DedupeStore } from './dedupe-store.js';
+import { type Linked, LinkedList } from './linked-list.js';
 
-interface Held {
+interface Held extends Linked<Held> {
   key: string;
   token: string;
   /** The keeper's tick when the claim was taken: it is renewed from the next tick on. */
@@ -14,11 +15,11 @@ interface Held {
  * loses its claim and a redelivery runs the same event a second time, at the same time. One shared
  * timer ticks every third of the lease and renews each claim taken before that tick, so a claim is
  * renewed at most a third of the lease after it was last set; most handlers finish before and cost
- * only a Set entry. When the process dies nothing renews, and the lease runs out as
+ * only a list entry. When the process dies nothing renews, and the lease runs out as
  * before, so a redelivery runs the event.
  */
 export class LeaseKeeper {
-  readonly #held = new Set<Held>();
+  readonly #held = new LinkedList<Held>();
   readonly #everyMs: number;
   #tick = 0;
   #cancel: (() => void) | undefined;
@@ -35,14 +36,14 @@ export class LeaseKeeper {
   /** Undefined when the store cannot renew (a third-party store without `renew`). */
   hold(key: string, token: string): Held | undefined {
     if (this.store.renew === undefined) return undefined;
-    const held = { key, token, since: this.#tick };
-    this.#held.add(held);
+    const held: Held = { key, token, since: this.#tick, prev: undefined, next: undefined, listed: false };
+    this.#held.push(held);
     if (this.#cancel === undefined) this.#schedule();
     return held;
   }
 
   release(held: Held | undefined): void {
-    if (held !== undefined) this.#held.delete(held);
+    if (held !== undefined) this.#held.remove(held);
   }
 
   #schedule(): void {
@@ -56,7 +57,7 @@ export class LeaseKeeper {
     }
     this.#schedule();
     const tick = this.#tick++;
-    for (const held of this.#held) {
+    for (const held of this.#held.toArray()) {
       if (held.since <= tick) void this.#renew(held);
     }
   }
@@ -64,7 +65,7 @@ export class LeaseKeeper {
   async #renew(held: Held): Promise<void> {
     try {
       const renewed = await this.store.renew!(held.key, held.token, this.leaseMs);
-      if (!renewed && this.#held.delete(held)) {
+      if (!renewed && this.#held.remove(held)) {
         this.logger.error(
           `sms-webhooks: the claim on ${held.key} ran out while its handlers ran (the lease is ${this.leaseMs} ms); a redelivery may run it again. Raise leaseMs or check the store.`,
         );
