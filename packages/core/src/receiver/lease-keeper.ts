@@ -3,7 +3,8 @@ import type { Logger } from '../verify/logger.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { type Linked, LinkedList } from './linked-list.js';
 
-interface Held extends Linked<Held> {
+/** A claim being kept alive. */
+export interface Held extends Linked<Held> {
   key: string;
   token: string;
   /** The keeper's tick when the claim was taken: it is renewed from the next tick on. */

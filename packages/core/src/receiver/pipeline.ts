@@ -45,7 +45,7 @@ let nextTurn: NextTurn =
     : (globalThis.setImmediate as unknown as NextTurn);
 
 function runInBackground(pipeline: DeliveryPipeline, d: Delivery): void {
-  void pipeline.run.runAndFinish(d, true);
+  pipeline.run.start(d, true);
 }
 
 /**

@@ -40,16 +40,17 @@ export class StoreSteps {
   /**
    * Success completes the record (kept `retainMs`); failure releases it so a redelivery runs it. With an
    * object slot (`order`), its version advances first: should the process die between the two, a
-   * redelivery of this event is then stale rather than run again over a newer one.
+   * redelivery of this event is then stale rather than run again over a newer one. Never throws or
+   * rejects (a failed record is logged); with a synchronous store (MemoryStore) it returns no promise.
    */
-  async finish(
+  finish(
     key: string,
     token: string,
     succeeded: boolean,
     retainMs: number,
     obs: DeliveryObserver | undefined,
     order?: OrderClaim,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const { store } = this;
     try {
       if (order !== undefined) {
@@ -58,16 +59,47 @@ export class StoreSteps {
               store.completeOrder!(order.key, order.version, order.token, retainMs),
             )
           : this.call(obs, 'releaseOrder', () => store.releaseOrder!(order.key, order.token));
-        if (isPromiseLike(ordered)) await ordered;
+        if (isPromiseLike(ordered)) {
+          return Promise.resolve(ordered).then(
+            () => this.#record(key, token, succeeded, retainMs, obs),
+            (e) => this.#recordFailed(key, e),
+          );
+        }
       }
+      return this.#record(key, token, succeeded, retainMs, obs);
+    } catch (e) {
+      this.#recordFailed(key, e);
+      return undefined;
+    }
+  }
+
+  #record(
+    key: string,
+    token: string,
+    succeeded: boolean,
+    retainMs: number,
+    obs: DeliveryObserver | undefined,
+  ): Promise<void> | undefined {
+    const { store } = this;
+    try {
       const recorded = succeeded
         ? this.call(obs, 'complete', () => store.complete(key, token, retainMs))
         : this.call(obs, 'release', () => store.release(key, token));
-      if (isPromiseLike(recorded)) await recorded;
+      if (isPromiseLike(recorded)) {
+        return Promise.resolve(recorded).then(
+          () => undefined,
+          (e) => this.#recordFailed(key, e),
+        );
+      }
     } catch (e) {
-      // The lease will run out on its own; a redelivery then finds the event free again.
-      this.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(e)}`);
+      this.#recordFailed(key, e);
     }
+    return undefined;
+  }
+
+  /** The lease will run out on its own; a redelivery then finds the event free again. */
+  #recordFailed(key: string, error: unknown): void {
+    this.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(error)}`);
   }
 
   /** Best effort: if this fails too, the lease runs out. */
