@@ -1,12 +1,17 @@
 /**
  * `pnpm exec tsx packages/otel/test/bench-instructions.ts [--frameworks=express,fastify,koa]
- *  [--contenders=none,no-sdk,sdk] [--requests=2000] [--warmup=5000] [--node=path/to/node]`
+ *  [--contenders=none,no-sdk,sdk,hand,app,app-ours] [--requests=2000] [--windows=5] [--warmup=5000]
+ *  [--node=path/to/node]`
  *
  * The otel bench suite's servers (bench-server.ts) under valgrind's callgrind, as
  * test/bench/instructions.ts counts the HTTP suite's: main-thread instructions per request, a figure that
  * does not move with the machine's load, so the cost of each piece of instrumentation shows even on
- * shared cores. The suite's throughput bar stays the one issue 18 names; this is its stable companion.
- * It leaves out the kernel and V8's background threads (JIT, concurrent GC).
+ * shared cores. It leaves out the kernel and V8's background threads (JIT, concurrent GC).
+ *
+ * Issue 28's instruction bars, checked when both contenders of a bar are counted: the instrumented app with
+ * ours adds at most 10% to the instrumented app (app-ours / app <= 1.10x); ours with the SDK does at most
+ * 1.1x the hand-written equivalent of its default recording (sdk / hand <= 1.10x); with no SDK registered,
+ * at most 3% more than none (no-sdk / none <= 1.03x). Exits 1 when one fails.
  */
 import { execFileSync } from 'node:child_process';
 import { instructionsPerRequest, requireValgrind } from '../../../test/bench/lib/callgrind.js';
@@ -18,8 +23,9 @@ import type { Instrumented, OtelServerConfig } from './bench-server.js';
 const arg = (name: string, fallback: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const frameworks = arg('frameworks', 'express,fastify,koa').split(',') as Framework[];
-const contenders = arg('contenders', 'none,no-sdk,sdk').split(',') as Instrumented[];
+const contenders = arg('contenders', 'none,no-sdk,sdk,hand,app,app-ours').split(',') as Instrumented[];
 const requests = Number(arg('requests', '2000'));
+const windows = Number(arg('windows', '5'));
 const warmup = Number(arg('warmup', '5000'));
 // Another Node binary for the servers, e.g. test/.tmp/runtimes/node_modules/node24/bin/node: Node 24's
 // AsyncLocalStorage (async context frames) costs the SDK's context manager far less than Node 20's hooks.
@@ -38,10 +44,18 @@ async function measure(framework: Framework, instrumented: Instrumented, load: L
     load,
     warmup,
     requests,
+    windows,
     node,
   });
 }
 
+/** [a, b, most]: a's instructions over b's, at most `most`. */
+const BARS: [Instrumented, Instrumented, number][] = [
+  ['app-ours', 'app', 1.1],
+  ['sdk', 'hand', 1.1],
+  ['no-sdk', 'none', 1.03],
+];
+let failed = false;
 const load = await startLoadRunner();
 try {
   for (const framework of frameworks) {
@@ -50,7 +64,7 @@ try {
     const base = perRequest.get('none');
     console.log(
       renderText({
-        title: `${framework} on Node ${nodeVersion}: main-thread instructions per request (${requests} requests after ${warmup})`,
+        title: `${framework} on Node ${nodeVersion}: main-thread instructions per request (median of ${windows} windows of ${requests} requests, after ${warmup})`,
         columns: ['receiver', 'instructions', 'this / none', 'none / this'],
         rows: contenders.map((c) => [
           c,
@@ -61,7 +75,18 @@ try {
       }),
       '\n',
     );
+    for (const [a, b, most] of BARS) {
+      const ratio =
+        perRequest.has(a) && perRequest.has(b) ? perRequest.get(a)! / perRequest.get(b)! : undefined;
+      if (ratio === undefined) continue;
+      failed ||= ratio > most;
+      console.log(
+        `bar: ${framework} ${a} / ${b} ${ratio.toFixed(3)}x (at most ${most.toFixed(2)}x): ${ratio <= most ? 'pass' : 'FAIL'}`,
+      );
+    }
+    console.log('');
   }
 } finally {
   await load.stop();
 }
+process.exit(failed ? 1 : 0);
