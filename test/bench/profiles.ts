@@ -10,6 +10,8 @@ export interface Profile {
   memoryStore: MemoryStoreProfile;
   oversized: OversizedProfile;
   http: HttpProfile;
+  /** The otel suite's load: nine servers per framework, so fewer and shorter rounds than http's in a full run. */
+  otel: HttpProfile;
   redis: RedisProfile;
 }
 
@@ -42,6 +44,14 @@ export const FULL: Profile = {
     connections: 32,
     bodyBytes: KiB,
   },
+  otel: {
+    frameworks: FRAMEWORKS,
+    amount: 10_000,
+    warmupAmount: 3_000,
+    rounds: 5,
+    connections: 32,
+    bodyBytes: KiB,
+  },
   redis: { amount: 10_000, warmupAmount: 2_000, rounds: 7, connections: 32, bodyBytes: KiB, probes: 50 },
 };
 
@@ -58,6 +68,14 @@ export const QUICK: Profile = {
     stalled: { requests: 1000, sentBytes: 200 * KiB },
   },
   http: {
+    frameworks: FRAMEWORKS,
+    amount: 5_000,
+    warmupAmount: 1_500,
+    rounds: 3,
+    connections: 32,
+    bodyBytes: KiB,
+  },
+  otel: {
     frameworks: FRAMEWORKS,
     amount: 5_000,
     warmupAmount: 1_500,
@@ -89,5 +107,6 @@ export const TINY: Profile = {
     stalled: { requests: 5, sentBytes: 16 * KiB },
   },
   http: { frameworks: ['express'], amount: 100, warmupAmount: 64, rounds: 1, connections: 4, bodyBytes: KiB },
+  otel: { frameworks: ['express'], amount: 100, warmupAmount: 64, rounds: 1, connections: 4, bodyBytes: KiB },
   redis: { amount: 100, warmupAmount: 50, rounds: 1, connections: 4, bodyBytes: KiB, probes: 2 },
 };

@@ -16,7 +16,7 @@ export const SUITES = {
   http: (p: Profile) => runHttp(p.http),
   redis: (p: Profile) => runRedis(p.redis),
   postgres: (p: Profile) => runPostgres(POSTGRES_PROFILES[p.name]),
-  otel: (p: Profile) => runOtel(p.http),
+  otel: (p: Profile) => runOtel(p.otel),
 } satisfies Record<string, (p: Profile) => SuiteResult | Promise<SuiteResult>>;
 
 export type SuiteId = keyof typeof SUITES;
