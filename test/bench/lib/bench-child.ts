@@ -7,8 +7,8 @@ import type { Server } from 'node:http';
 
 export interface BenchChild {
   server: Server;
-  /** By message type: the message to send back. */
-  replies: Record<string, () => object | Promise<object>>;
+  /** By message type: the message to send back (given the message, for the replies that take options). */
+  replies: Record<string, (message: object) => object | Promise<object>>;
   /** After the server stopped listening: the receiver, its store, an SDK. */
   close(): Promise<void>;
 }
@@ -25,7 +25,7 @@ export function serveParent({ server, replies, close }: BenchChild): void {
       return;
     }
     const reply = replies[message.type];
-    if (reply !== undefined) process.send?.(await reply());
+    if (reply !== undefined) process.send?.(await reply(message));
   });
   process.on('disconnect', () => process.exit(0));
   process.send?.({ type: 'ready', port });

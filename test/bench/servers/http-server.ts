@@ -21,6 +21,8 @@ export type ServerRequest =
   | { type: 'gc-trace-off' }
   | { type: 'heap-sampling-start' }
   | { type: 'heap-sampling-stop' }
+  | { type: 'cpu-profile-start'; interval: number }
+  | { type: 'cpu-profile-stop' }
   | { type: 'close' };
 
 export interface RssReport {
@@ -116,7 +118,23 @@ async function main(): Promise<void> {
         inspector!.disconnect();
         return { type: 'heap-sampling', bySite: bytesBySite(profile.head) };
       },
-    } satisfies Record<string, () => object | Promise<object>>,
+      // V8's sampling CPU profiler over a window of requests, for cpu-profile.ts.
+      'cpu-profile-start': async (message) => {
+        inspector ??= new Session();
+        inspector.connect();
+        await inspector.post('Profiler.enable');
+        await inspector.post('Profiler.setSamplingInterval', {
+          interval: (message as { interval?: number }).interval ?? 50,
+        });
+        await inspector.post('Profiler.start');
+        return { type: 'cpu-profile' };
+      },
+      'cpu-profile-stop': async () => {
+        const { profile } = await inspector!.post('Profiler.stop');
+        inspector!.disconnect();
+        return { type: 'cpu-profile', profile };
+      },
+    } satisfies Record<string, (message: object) => object | Promise<object>>,
     async close() {
       await receiver?.close(2000);
       await closeStore();
