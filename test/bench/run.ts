@@ -1,7 +1,8 @@
 /**
- * `pnpm bench [--quick] [--only=verification,http] [--write]`
+ * `pnpm bench [--quick] [--only=verification,http] [--write] [--out=file.md]`
  * Runs each suite in its own process, prints its tables and bars, and (full runs of every suite, or
- * --write) writes test/bench/RESULTS.md. Exits 1 when a bar fails.
+ * --write) writes test/bench/RESULTS.md, or the file --out names (a run on another Node major, say,
+ * whose tables then go into RESULTS.md beside the main run's). Exits 1 when a bar fails.
  */
 import { writeFileSync } from 'node:fs';
 import { forkTs, nextMessage } from './lib/child.js';
@@ -20,7 +21,8 @@ if (unknown?.length) {
   console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${SUITE_IDS.join(', ')}`);
   process.exit(2);
 }
-const write = args.includes('--write') || (!quick && only === undefined);
+const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
+const write = args.includes('--write') || out !== undefined || (!quick && only === undefined);
 const profile = quick ? 'quick' : 'full';
 const CHILD = new URL('./suite-child.ts', import.meta.url);
 
@@ -52,8 +54,8 @@ const seconds = (performance.now() - started) / 1000;
 const bars = results.flatMap((r) => r.bars);
 console.log(renderText({ ...barsTable(bars), title: `All bars (${seconds.toFixed(0)} s)` }));
 if (write && !crashed) {
-  const file = new URL('./RESULTS.md', import.meta.url);
+  const file = out ?? new URL('./RESULTS.md', import.meta.url).pathname;
   writeFileSync(file, resultsMarkdown(results, profile, seconds));
-  console.log(`\nwrote ${file.pathname}`);
+  console.log(`\nwrote ${file}`);
 }
 process.exit(crashed || bars.some((b) => !b.pass) ? 1 : 0);
