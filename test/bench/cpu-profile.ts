@@ -65,7 +65,8 @@ function summarise(profile: CpuProfile) {
   profile.samples.forEach((id, i) => {
     const frame = byId.get(id)!.callFrame;
     const group = groupOf(frame);
-    if (group === 'idle') return;
+    // Idle, and the profiler's own stop (serialising the profile inside `session.post`), are not the server's.
+    if (group === 'idle' || (frame.url === 'node:inspector' && frame.functionName === 'post')) return;
     const micros = profile.timeDeltas[i] ?? 0;
     busy += micros;
     groups.set(group, (groups.get(group) ?? 0) + micros);
