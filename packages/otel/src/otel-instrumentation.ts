@@ -4,6 +4,7 @@ import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
 import { createInstruments } from './instruments.js';
 import { runQueued } from './queued-run.js';
 import { recordRefusal } from './refusal-span.js';
+import { sdkPresence } from './sdk-presence.js';
 
 export const INSTRUMENTATION_SCOPE = '@sms-webhooks/otel';
 
@@ -47,12 +48,13 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): I
     );
   }
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
-  const instruments = createInstruments(
-    (meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE),
-  );
+  const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
+  const instruments = createInstruments(meter);
   const shared = new ObserverShared(tracer, instruments, { full: detail === 'full' });
+  const recordsAnything = sdkPresence(tracerProvider, meter);
   return {
-    startDelivery: (headers, receiver) => new OtelDeliveryObserver(shared, headers, receiver),
+    startDelivery: (headers, receiver) =>
+      recordsAnything() ? new OtelDeliveryObserver(shared, headers, receiver) : undefined,
     runQueued: (run, call) => runQueued(shared, run, call),
     refused(code, status) {
       instruments.deliveries.other('refused', status, code, undefined).count++;

@@ -54,6 +54,29 @@ describe('otelInstrumentation without an SDK, or with spans not sampled', () => 
     await t.shutdown();
   });
 
+  it('with nothing registered no observer is made at all; a tracer provider registered later is picked up by the next delivery', async () => {
+    const instrumentation = otelInstrumentation();
+    const receiverInfo = { store: 'MemoryStore', respond: 'immediately' } as const;
+    expect(instrumentation.startDelivery({}, receiverInfo)).toBeUndefined();
+
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      expect(instrumentation.startDelivery({}, receiverInfo)).toBeDefined();
+      const receiver = createReceiver({ secret, logger: quiet, instrumentation });
+      receiver.on('message.delivered', () => {});
+      const d = createTestDelivery('message.delivered', { secret });
+      expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+      await receiver.drain();
+      expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['sms-webhooks delivery']);
+    } finally {
+      trace.disable();
+      await provider.shutdown();
+    }
+    expect(instrumentation.startDelivery({}, receiverInfo)).toBeUndefined();
+  });
+
   it('refuses providers that are not providers, saying what it takes', () => {
     expect(() => otelInstrumentation({ tracerProvider: {} as never })).toThrow(
       /`tracerProvider` must have getTracer\(\)/,

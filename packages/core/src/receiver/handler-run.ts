@@ -69,7 +69,8 @@ export class HandlerRun {
     try {
       outcome = runHandlers(d.handlers, d.event, d.ctx, d.obs);
     } catch (e) {
-      return this.#end(run, e); // only an instrumentation that throws: the outcome is unknown
+      this.#end(run, e); // only an instrumentation that throws: the outcome is unknown
+      return;
     }
     if (isPromiseLike(outcome)) outcome.then((error) => this.#ran(run, error));
     else this.#ran(run, outcome);
@@ -98,7 +99,8 @@ export class HandlerRun {
         return;
       }
     } catch (e) {
-      return this.#end(run, e);
+      this.#end(run, e);
+      return;
     }
     this.#end(run, undefined);
   }

@@ -42,8 +42,11 @@ export interface InstrumentedReceiver {
  * on the request's path.
  */
 export interface Instrumentation {
-  /** `receiver.handle` was called; the observer follows that one delivery to its end. */
-  startDelivery(headers: HeaderSource, receiver: InstrumentedReceiver): DeliveryObserver;
+  /**
+   * `receiver.handle` was called; the observer follows that one delivery to its end. Undefined when there
+   * is nothing to record for it (no SDK registered): the delivery then runs as without instrumentation.
+   */
+  startDelivery(headers: HeaderSource, receiver: InstrumentedReceiver): DeliveryObserver | undefined;
   /**
    * A request turned away before `receiver.handle` (an adapter's 405, 408 or 413 while reading), so
    * refusals are counted wherever they happen.

@@ -87,10 +87,8 @@ export class DeliveryPipeline {
   handle(incoming: IncomingDelivery): Promise<ReceiverResponse> {
     const instrumentation = this.opts.instrumentation;
     if (instrumentation === undefined) return this.#walk(incoming, undefined);
-    return this.#observed(
-      instrumentation.startDelivery(incoming.headers ?? {}, this.#instrumented),
-      incoming,
-    );
+    const obs = instrumentation.startDelivery(incoming.headers ?? {}, this.#instrumented);
+    return obs === undefined ? this.#walk(incoming, undefined) : this.#observed(obs, incoming);
   }
 
   /** `handle` with an observer following the delivery: it sees the answer, or the throw. */
