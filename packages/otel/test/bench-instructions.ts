@@ -1,5 +1,5 @@
 /**
- * `pnpm exec tsx packages/otel/test/bench-instructions.ts [--frameworks=express,fastify,koa]
+ * `pnpm bench:otel-instructions [--frameworks=express,fastify,koa]
  *  [--contenders=none,no-sdk,sdk,hand,app,app-ours] [--requests=2000] [--windows=5] [--warmup=5000]
  *  [--node=path/to/node]`
  *
