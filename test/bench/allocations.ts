@@ -10,11 +10,11 @@
  * each edge: small next to the window's total. `--by-function` also runs V8's sampling heap profiler over
  * the window (scavenged objects included) and lists the functions that allocate the most per request.
  */
-import { execFileSync, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { nextMessage, request, stopChild } from './lib/child.js';
-import { startLoadRunner } from './lib/http-harness.js';
+import { execFileSync } from 'node:child_process';
+import { request, stopChild } from './lib/child.js';
+import { type LoadRunner, startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
+import { startWindowServer } from './lib/window-server.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
 const arg = (name: string, fallback: string) =>
@@ -25,7 +25,6 @@ const requests = Number(arg('requests', '20000'));
 const warmup = Number(arg('warmup', '5000'));
 const node = arg('node', process.execPath);
 const byFunction = process.argv.includes('--by-function');
-const SERVER = new URL('./servers/http-server.ts', import.meta.url);
 const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 interface Window {
@@ -49,51 +48,29 @@ function parseTrace(text: string): Window {
   return window;
 }
 
-async function measure(
-  framework: Framework,
-  contender: ContenderName,
-  load: Awaited<ReturnType<typeof startLoadRunner>>,
-) {
-  const child = fork(
-    fileURLToPath(SERVER),
-    [JSON.stringify({ framework, contender, store: 'memory', maxBodyBytes: 1 << 20 })],
-    {
-      execPath: node,
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-    },
-  );
+async function measure(framework: Framework, contender: ContenderName, load: LoadRunner): Promise<Window> {
+  const server = await startWindowServer(framework, contender, node, load, 'pipe');
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+  server.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
   });
   try {
-    const { port } = await nextMessage<{ port: number }>(child, 'ready');
-    const url = `http://127.0.0.1:${port}/webhooks`;
-    const send = async (amount: number) => {
-      for (let sent = 0; sent < amount; sent += 2000) {
-        const r = await load.run({
-          url,
-          amount: Math.min(2000, amount - sent),
-          connections: 8,
-          bodyBytes: 1024,
-        });
-        if (r.non2xx || r.errors || r.timeouts)
-          throw new Error(`${framework}/${contender}: ${r.non2xx} non-2xx`);
-      }
-    };
-    await send(warmup);
-    await request(child, { type: 'gc-trace-on' }, 'gc-trace');
-    if (byFunction) await request(child, { type: 'heap-sampling-start' }, 'heap-sampling');
-    await send(requests);
+    await server.send(warmup);
+    await request(server.child, { type: 'gc-trace-on' }, 'gc-trace');
+    if (byFunction) await request(server.child, { type: 'heap-sampling-start' }, 'heap-sampling');
+    await server.send(requests);
     const sampled = byFunction
-      ? await request<{ bySite: [string, number][] }>(child, { type: 'heap-sampling-stop' }, 'heap-sampling')
+      ? await request<{ bySite: [string, number][] }>(
+          server.child,
+          { type: 'heap-sampling-stop' },
+          'heap-sampling',
+        )
       : undefined;
-    await request(child, { type: 'gc-trace-off' }, 'gc-trace');
-    await stopChild(child);
+    await request(server.child, { type: 'gc-trace-off' }, 'gc-trace');
+    await stopChild(server.child);
     return { ...parseTrace(out), sites: sampled?.bySite };
   } finally {
-    await stopChild(child);
+    await stopChild(server.child);
   }
 }
 

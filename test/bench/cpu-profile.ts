@@ -9,11 +9,11 @@
  * start-up and compilation stay out. A profile is a sample, not a count: compare contenders of the same
  * run, and read a group's share rather than its microseconds on a loaded machine.
  */
-import { execFileSync, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { nextMessage, request, stopChild } from './lib/child.js';
+import { execFileSync } from 'node:child_process';
+import { request, stopChild } from './lib/child.js';
 import { startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
+import { startWindowServer } from './lib/window-server.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
 const arg = (name: string, fallback: string) =>
@@ -25,7 +25,6 @@ const warmup = Number(arg('warmup', '5000'));
 const interval = Number(arg('interval', '50'));
 const top = Number(arg('top', '25'));
 const node = arg('node', process.execPath);
-const SERVER = new URL('./servers/http-server.ts', import.meta.url);
 const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 interface ProfileNode {
@@ -81,37 +80,19 @@ try {
   for (const framework of frameworks) {
     const results = new Map<ContenderName, ReturnType<typeof summarise>>();
     for (const contender of contenders) {
-      const child = fork(
-        fileURLToPath(SERVER),
-        [JSON.stringify({ framework, contender, store: 'memory', maxBodyBytes: 1 << 20 })],
-        { execPath: node, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-      );
+      const server = await startWindowServer(framework, contender, node, load);
       try {
-        const { port } = await nextMessage<{ port: number }>(child, 'ready');
-        const url = `http://127.0.0.1:${port}/webhooks`;
-        const send = async (amount: number) => {
-          for (let sent = 0; sent < amount; sent += 2000) {
-            const r = await load.run({
-              url,
-              amount: Math.min(2000, amount - sent),
-              connections: 8,
-              bodyBytes: 1024,
-            });
-            if (r.non2xx || r.errors || r.timeouts)
-              throw new Error(`${framework}/${contender}: ${r.non2xx} non-2xx`);
-          }
-        };
-        await send(warmup);
-        await request(child, { type: 'cpu-profile-start', interval }, 'cpu-profile');
-        await send(requests);
+        await server.send(warmup);
+        await request(server.child, { type: 'cpu-profile-start', interval }, 'cpu-profile');
+        await server.send(requests);
         const { profile } = await request<{ profile: CpuProfile }>(
-          child,
+          server.child,
           { type: 'cpu-profile-stop' },
           'cpu-profile',
         );
         results.set(contender, summarise(profile));
       } finally {
-        await stopChild(child);
+        await stopChild(server.child);
       }
     }
     const us = (micros: number) => (micros / requests).toFixed(2);
