@@ -11,14 +11,13 @@
  * the window (scavenged objects included) and lists the functions that allocate the most per request.
  */
 import { execFileSync } from 'node:child_process';
+import { arg } from './lib/args.js';
 import { request, stopChild } from './lib/child.js';
 import { type LoadRunner, startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
 import { startWindowServer } from './lib/window-server.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
-const arg = (name: string, fallback: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const frameworks = arg('frameworks', 'fastify,koa,express').split(',') as Framework[];
 const contenders = arg('contenders', 'empty,limit,ours').split(',') as ContenderName[];
 const requests = Number(arg('requests', '20000'));

@@ -10,14 +10,13 @@
  * run, and read a group's share rather than its microseconds on a loaded machine.
  */
 import { execFileSync } from 'node:child_process';
+import { arg } from './lib/args.js';
 import { request, stopChild } from './lib/child.js';
 import { startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
 import { startWindowServer } from './lib/window-server.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
-const arg = (name: string, fallback: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const frameworks = arg('frameworks', 'fastify').split(',') as Framework[];
 const contenders = arg('contenders', 'limit,ours').split(',') as ContenderName[];
 const requests = Number(arg('requests', '30000'));

@@ -16,13 +16,12 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { arg } from './lib/args.js';
 import { instructionsPerRequest, requireValgrind } from './lib/callgrind.js';
 import { startLoadRunner } from './lib/http-harness.js';
 import { renderText } from './lib/report.js';
 import type { ContenderName, Framework } from './servers/contenders.js';
 
-const arg = (name: string, fallback: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const frameworks = arg('frameworks', 'express,fastify,koa').split(',') as Framework[];
 const requests = Number(arg('requests', '2000'));
 const windows = Number(arg('windows', '5'));

@@ -55,6 +55,15 @@ export const FULL: Profile = {
   redis: { amount: 10_000, warmupAmount: 2_000, rounds: 7, connections: 32, bodyBytes: KiB, probes: 50 },
 };
 
+const QUICK_HTTP: HttpProfile = {
+  frameworks: FRAMEWORKS,
+  amount: 5_000,
+  warmupAmount: 1_500,
+  rounds: 3,
+  connections: 32,
+  bodyBytes: KiB,
+};
+
 /** `pnpm bench --quick`: every benchmark and bar, fewer and shorter rounds; under two minutes. */
 export const QUICK: Profile = {
   name: 'quick',
@@ -67,23 +76,18 @@ export const QUICK: Profile = {
     limitBytes: MiB,
     stalled: { requests: 1000, sentBytes: 200 * KiB },
   },
-  http: {
-    frameworks: FRAMEWORKS,
-    amount: 5_000,
-    warmupAmount: 1_500,
-    rounds: 3,
-    connections: 32,
-    bodyBytes: KiB,
-  },
-  otel: {
-    frameworks: FRAMEWORKS,
-    amount: 5_000,
-    warmupAmount: 1_500,
-    rounds: 3,
-    connections: 32,
-    bodyBytes: KiB,
-  },
+  http: QUICK_HTTP,
+  otel: QUICK_HTTP,
   redis: { amount: 3_000, warmupAmount: 1_000, rounds: 3, connections: 32, bodyBytes: KiB, probes: 10 },
+};
+
+const TINY_HTTP: HttpProfile = {
+  frameworks: ['express'],
+  amount: 100,
+  warmupAmount: 64,
+  rounds: 1,
+  connections: 4,
+  bodyBytes: KiB,
 };
 
 /** The smoke test: the same code paths on inputs small enough for a unit-test run. */
@@ -106,7 +110,7 @@ export const TINY: Profile = {
     limitBytes: 64 * KiB,
     stalled: { requests: 5, sentBytes: 16 * KiB },
   },
-  http: { frameworks: ['express'], amount: 100, warmupAmount: 64, rounds: 1, connections: 4, bodyBytes: KiB },
-  otel: { frameworks: ['express'], amount: 100, warmupAmount: 64, rounds: 1, connections: 4, bodyBytes: KiB },
+  http: TINY_HTTP,
+  otel: TINY_HTTP,
   redis: { amount: 100, warmupAmount: 50, rounds: 1, connections: 4, bodyBytes: KiB, probes: 2 },
 };

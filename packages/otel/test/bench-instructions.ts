@@ -14,14 +14,13 @@
  * at most 3% more than none (no-sdk / none <= 1.03x). Exits 1 when one fails.
  */
 import { execFileSync } from 'node:child_process';
+import { arg } from '../../../test/bench/lib/args.js';
 import { instructionsPerRequest, requireValgrind } from '../../../test/bench/lib/callgrind.js';
 import { type LoadRunner, startLoadRunner } from '../../../test/bench/lib/http-harness.js';
 import { renderText } from '../../../test/bench/lib/report.js';
 import type { Framework } from '../../../test/bench/servers/contenders.js';
 import type { Instrumented, OtelServerConfig } from './bench-server.js';
 
-const arg = (name: string, fallback: string) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const frameworks = arg('frameworks', 'express,fastify,koa').split(',') as Framework[];
 const contenders = arg('contenders', 'none,no-sdk,sdk,hand,app,app-ours').split(',') as Instrumented[];
 const requests = Number(arg('requests', '2000'));

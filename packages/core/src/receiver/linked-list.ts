@@ -12,7 +12,7 @@ export interface Linked<T> {
  * grows and shrinks; here adding and removing only move two links.
  */
 export class LinkedList<T extends Linked<T>> {
-  head: T | undefined = undefined;
+  #head: T | undefined = undefined;
   #tail: T | undefined = undefined;
   size = 0;
 
@@ -20,7 +20,7 @@ export class LinkedList<T extends Linked<T>> {
     entry.prev = this.#tail;
     entry.next = undefined;
     entry.listed = true;
-    if (this.#tail === undefined) this.head = entry;
+    if (this.#tail === undefined) this.#head = entry;
     else this.#tail.next = entry;
     this.#tail = entry;
     this.size++;
@@ -29,7 +29,7 @@ export class LinkedList<T extends Linked<T>> {
   /** False when the entry was not in the list (never added, or removed already). */
   remove(entry: T): boolean {
     if (!entry.listed) return false;
-    if (entry.prev === undefined) this.head = entry.next;
+    if (entry.prev === undefined) this.#head = entry.next;
     else entry.prev.next = entry.next;
     if (entry.next === undefined) this.#tail = entry.prev;
     else entry.next.prev = entry.prev;
@@ -42,7 +42,7 @@ export class LinkedList<T extends Linked<T>> {
   /** The entries as an array, oldest first: a snapshot that removals during a walk over it do not change. */
   toArray(): T[] {
     const entries: T[] = [];
-    for (let entry = this.head; entry !== undefined; entry = entry.next) entries.push(entry);
+    for (let entry = this.#head; entry !== undefined; entry = entry.next) entries.push(entry);
     return entries;
   }
 }
