@@ -102,7 +102,7 @@ export const TINY: Profile = {
     roundMs: 5,
     warmupMs: 5,
   },
-  memoryStore: { pairs: 20_000, rounds: 1, keptEntries: 5_000 },
+  memoryStore: { pairs: 20_000, rounds: 1, keptEntries: 50_000 },
   oversized: {
     frameworks: ['express'],
     requests: 5,
