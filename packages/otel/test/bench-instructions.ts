@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:otel-instructions [--frameworks=express,fastify,koa]
  *  [--contenders=none,no-sdk,sdk,hand,app,app-ours] [--requests=2000] [--windows=5] [--warmup=5000]
- *  [--node=path/to/node]`
+ *  [--node=path/to/node] [--keep=dir]`
  *
  * The otel bench suite's servers (bench-server.ts) under valgrind's callgrind, as
  * test/bench/instructions.ts counts the HTTP suite's: main-thread instructions per request, a figure that
@@ -14,6 +14,8 @@
  * at most 3% more than none (no-sdk / none <= 1.03x). Exits 1 when one fails.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { arg } from '../../../test/bench/lib/args.js';
 import { instructionsPerRequest, requireValgrind } from '../../../test/bench/lib/callgrind.js';
 import { type LoadRunner, startLoadRunner } from '../../../test/bench/lib/http-harness.js';
@@ -29,6 +31,8 @@ const warmup = Number(arg('warmup', '5000'));
 // Another Node binary for the servers, e.g. test/.tmp/runtimes/node_modules/node24/bin/node: Node 24's
 // AsyncLocalStorage (async context frames) costs the SDK's context manager far less than Node 20's hooks.
 const node = arg('node', process.execPath);
+// Keeps each server's callgrind dumps in dir/<framework>-<contender>, for `pnpm bench:callgrind-diff`.
+const keep = process.argv.some((a) => a.startsWith('--keep=')) ? resolve(arg('keep', '')) : undefined;
 const SERVER = new URL('./bench-server.ts', import.meta.url);
 const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
@@ -36,6 +40,8 @@ requireValgrind();
 
 async function measure(framework: Framework, instrumented: Instrumented, load: LoadRunner): Promise<number> {
   const config: OtelServerConfig = { framework, instrumented, maxBodyBytes: 1024 * 1024 };
+  const keepDir = keep && join(keep, `${framework}-${instrumented}`);
+  if (keepDir) mkdirSync(keepDir, { recursive: true });
   return instructionsPerRequest({
     server: SERVER,
     config,
@@ -45,6 +51,7 @@ async function measure(framework: Framework, instrumented: Instrumented, load: L
     requests,
     windows,
     node,
+    keepDir,
   });
 }
 
