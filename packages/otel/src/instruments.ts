@@ -143,7 +143,22 @@ export interface Instruments {
   storeSets: AttributeSets;
 }
 
-export function createInstruments(meter: Meter): Instruments {
+// One set per meter: the two asynchronous counters are read through callbacks, and when two
+// instrumentations on one meter (two receivers, or one per tenant) each registered its own, every
+// collection kept one callback's count per attribute set and dropped the others'.
+const byMeter = new WeakMap<Meter, Instruments>();
+
+/** The instruments of `meter`, made on its first use and shared by every instrumentation on it. */
+export function instrumentsFor(meter: Meter): Instruments {
+  let found = byMeter.get(meter);
+  if (found === undefined) {
+    found = createInstruments(meter);
+    byMeter.set(meter, found);
+  }
+  return found;
+}
+
+function createInstruments(meter: Meter): Instruments {
   const active = new ActiveHandlers();
   const deliveries = new DeliveryTally();
   meter

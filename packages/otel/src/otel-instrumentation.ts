@@ -1,7 +1,7 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
 import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
-import { createInstruments } from './instruments.js';
+import { instrumentsFor } from './instruments.js';
 import { runQueued } from './queued-run.js';
 import { recordRefusal } from './refusal-span.js';
 import { sdkPresence } from './sdk-presence.js';
@@ -49,7 +49,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): I
   }
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
   const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
-  const instruments = createInstruments(meter);
+  const instruments = instrumentsFor(meter);
   const shared = new ObserverShared(tracer, instruments, { full: detail === 'full' });
   const recordsAnything = sdkPresence(tracerProvider, meter);
   return {
