@@ -26,7 +26,7 @@ import { telemetry, useAsyncContext } from './telemetry.js';
  *   exporter does once it has sent it, where the in-memory one keeps every span until the server
  *   reads and drops them (every 200 ms): what holding the spans costs (the garbage collector's copying).
  * - `app`: an instrumented application (issue 28): the SDK with the HTTP and framework instrumentations
- *   (instrumented-app.ts), the receiver without `instrumentation`;
+ *   (instrumented-app.ts), the receiver without `instrumentation`, spans exported as `sdk-sent`'s are;
  * - `app-ours`: the same application with `otelInstrumentation()` on the same providers;
  * - `hand`: the SDK and a hand-written `instrumentation` recording what ours records by default
  *   (hand-instrumentation.ts), no HTTP or framework instrumentation.
@@ -85,23 +85,26 @@ async function main(): Promise<void> {
       return sent.count;
     };
     shutdown = () => t.shutdown();
-  } else if (
-    config.instrumented === 'app' ||
-    config.instrumented === 'app-ours' ||
-    config.instrumented === 'hand'
-  ) {
-    const t = telemetry({ batch: true });
-    if (config.instrumented === 'hand') {
-      instrumentation = handInstrumentation(t.tracerProvider, t.meterProvider);
-    } else {
-      await enableInstrumentedApp(config.framework, t.tracerProvider, t.meterProvider);
-      if (config.instrumented === 'app-ours') {
-        instrumentation = otelInstrumentation({
-          tracerProvider: t.tracerProvider,
-          meterProvider: t.meterProvider,
-        });
-      }
+  } else if (config.instrumented === 'app' || config.instrumented === 'app-ours') {
+    // An application exports over the network (OTLP): each batch is let go once sent, so the exporter
+    // here counts and drops, where the in-memory one would hold every span until the server reads it.
+    const sent = new SentSpans();
+    const t = telemetry({ batch: true, spanExporter: sent });
+    await enableInstrumentedApp(config.framework, t.tracerProvider, t.meterProvider);
+    if (config.instrumented === 'app-ours') {
+      instrumentation = otelInstrumentation({
+        tracerProvider: t.tracerProvider,
+        meterProvider: t.meterProvider,
+      });
     }
+    pending = async () => {
+      await t.tracerProvider.forceFlush();
+      return sent.count;
+    };
+    shutdown = () => t.shutdown();
+  } else if (config.instrumented === 'hand') {
+    const t = telemetry({ batch: true });
+    instrumentation = handInstrumentation(t.tracerProvider, t.meterProvider);
     pending = async () => {
       await t.tracerProvider.forceFlush();
       return t.spans().length;
