@@ -25,6 +25,7 @@ import type {
 import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
+import { underHttpServerSpan } from './http-server-span.js';
 import type { DeliveryEntry, Instruments } from './instruments.js';
 import { acceptedOutcome, errorCodeOf, outcomeOf } from './outcome.js';
 import { isPromiseLike } from './promise-like.js';
@@ -64,12 +65,18 @@ const STORE_EVENT: Record<StoreOperation, string> = {
  */
 export interface ObserverConfig {
   readonly full: boolean;
+  /** Record the method, user agent, status and answer duration under the HTTP instrumentation too. */
+  readonly httpDuplicates: boolean;
 }
 
 /** What every delivery of one receiver shares: built once, on its first delivery. */
 interface PerReceiver {
+  /** Alone: the server side of the webhook request. */
   readonly server: SpanOptions;
+  /** Under a span of the app's own. */
   readonly internal: SpanOptions;
+  /** Under the HTTP instrumentation's server span, which has the method already. */
+  readonly underHttp: SpanOptions;
 }
 
 /** One instrumentation's tracer, instruments and settings, shared by the observers it starts. */
@@ -85,16 +92,17 @@ export class ObserverShared {
   forReceiver(receiver: InstrumentedReceiver): PerReceiver {
     let found = this.#perReceiver.get(receiver);
     if (found === undefined) {
-      const attributes = Object.freeze({
-        [ATTR.httpMethod]: 'POST',
+      const own = Object.freeze({
         [ATTR.messagingSystem]: MESSAGING_SYSTEM,
         [ATTR.messagingOperationType]: 'process',
         [ATTR.store]: receiver.store,
         [ATTR.respond]: receiver.respond,
       });
+      const attributes = Object.freeze({ [ATTR.httpMethod]: 'POST', ...own });
       found = {
         server: { kind: SpanKind.SERVER, attributes },
         internal: { kind: SpanKind.INTERNAL, attributes },
+        underHttp: { kind: SpanKind.INTERNAL, attributes: own },
       };
       this.#perReceiver.set(receiver, found);
     }
@@ -113,6 +121,11 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
   readonly #receiver: InstrumentedReceiver;
   readonly span: Span;
   readonly recording: boolean;
+  /**
+   * Under the HTTP instrumentation's server span, which has the method, user agent and status, and whose
+   * `http.server.request.duration` times the answer: ours leaves them out (unless `httpDuplicates`).
+   */
+  readonly #deferToHttp: boolean;
   readonly #parent: Context;
   /** The context with the delivery span active, made when first needed (a handler, the dispatch). */
   #context: Context | undefined;
@@ -130,12 +143,18 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     const perReceiver = shared.forReceiver(receiver);
     const parent = context.active();
     this.#parent = parent;
-    // Under an HTTP server span (the HTTP instrumentation's) ours is an inner one; alone, it is the
-    // server side of the webhook request.
-    const options = trace.getSpan(parent) === undefined ? perReceiver.server : perReceiver.internal;
+    // Under a span (the HTTP instrumentation's, a framework's, the app's) ours is an inner one; alone,
+    // it is the server side of the webhook request.
+    const deferToHttp = !shared.config.httpDuplicates && underHttpServerSpan(parent);
+    this.#deferToHttp = deferToHttp;
+    const options = deferToHttp
+      ? perReceiver.underHttp
+      : trace.getSpan(parent) === undefined
+        ? perReceiver.server
+        : perReceiver.internal;
     this.span = shared.tracer.startSpan(SPAN.delivery, options, parent);
     this.recording = this.span.isRecording();
-    if (this.recording) {
+    if (this.recording && !deferToHttp) {
       const agent = userAgent(headers);
       if (agent !== undefined) this.span.setAttribute(ATTR.userAgent, agent);
     }
@@ -264,13 +283,13 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
       entry = deliveries.other(outcome, status, errorCodeOf(response), eventType);
     }
     entry.count++;
-    answerDuration.record(seconds(this.#start), entry.durationAttributes);
+    if (!this.#deferToHttp) answerDuration.record(seconds(this.#start), entry.durationAttributes);
     this.#answered = true;
     this.#pending = pending;
     if (this.recording) {
       // Event type and id were set when verified.
       this.span.setAttribute(ATTR.outcome, entry.attributes[ATTR.outcome]!);
-      this.span.setAttribute(ATTR.httpStatus, status);
+      if (!this.#deferToHttp) this.span.setAttribute(ATTR.httpStatus, status);
       const code = entry.attributes[ATTR.errorType];
       if (code !== undefined) this.span.setAttribute(ATTR.errorType, code);
       // With handlers still to run, the span ends later: the event marks when the answer went out.

@@ -22,6 +22,13 @@ export interface OtelInstrumentationOptions {
    * it runs, and the latency of synchronous store operations (MemoryStore) too.
    */
   detail?: 'delivery' | 'full';
+  /**
+   * Under `@opentelemetry/instrumentation-http` (the request's HTTP server span is in the context), the
+   * delivery span leaves out what that span has (method, user agent, status) and no
+   * `sms_webhooks.answer.duration` point is recorded: the HTTP instrumentation's
+   * `http.server.request.duration` times the same answer. `true` records them anyway. Default `false`.
+   */
+  httpDuplicates?: boolean;
 }
 
 /**
@@ -32,10 +39,10 @@ export interface OtelInstrumentationOptions {
 export function otelInstrumentation(options: OtelInstrumentationOptions = {}): Instrumentation {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError(
-      '@sms-webhooks/otel: otelInstrumentation(options) takes an object: { tracerProvider?, meterProvider?, detail? }.',
+      '@sms-webhooks/otel: otelInstrumentation(options) takes an object: { tracerProvider?, meterProvider?, detail?, httpDuplicates? }.',
     );
   }
-  const { tracerProvider, meterProvider, detail = 'delivery' } = options;
+  const { tracerProvider, meterProvider, detail = 'delivery', httpDuplicates = false } = options;
   if (tracerProvider !== undefined && typeof tracerProvider.getTracer !== 'function') {
     throw new TypeError('@sms-webhooks/otel: `tracerProvider` must have getTracer() (a TracerProvider).');
   }
@@ -47,10 +54,15 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): I
       `@sms-webhooks/otel: \`detail\` is 'delivery' (the default) or 'full', not ${JSON.stringify(detail)}.`,
     );
   }
+  if (typeof httpDuplicates !== 'boolean') {
+    throw new TypeError(
+      `@sms-webhooks/otel: \`httpDuplicates\` is true or false (the default), not ${JSON.stringify(httpDuplicates)}.`,
+    );
+  }
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);
   const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(INSTRUMENTATION_SCOPE);
   const instruments = instrumentsFor(meter);
-  const shared = new ObserverShared(tracer, instruments, { full: detail === 'full' });
+  const shared = new ObserverShared(tracer, instruments, { full: detail === 'full', httpDuplicates });
   const recordsAnything = sdkPresence(tracerProvider, meter);
   return {
     startDelivery: (headers, receiver) =>
@@ -58,7 +70,7 @@ export function otelInstrumentation(options: OtelInstrumentationOptions = {}): I
     runQueued: (run, call) => runQueued(shared, run, call),
     refused(code, status) {
       instruments.deliveries.other('refused', status, code, undefined).count++;
-      recordRefusal(tracer, code, status);
+      recordRefusal(tracer, code, status, httpDuplicates);
     },
   };
 }

@@ -85,5 +85,8 @@ describe('otelInstrumentation without an SDK, or with spans not sampled', () => 
       /`meterProvider` must have getMeter\(\)/,
     );
     expect(() => otelInstrumentation(null as never)).toThrow(/takes an object/);
+    expect(() => otelInstrumentation({ httpDuplicates: 'yes' as never })).toThrow(
+      /`httpDuplicates` is true or false \(the default\), not "yes"/,
+    );
   });
 });
