@@ -73,25 +73,19 @@ async function main(): Promise<void> {
   } else if (config.instrumented === 'no-sdk') {
     // The global API with nothing registered: its no-op tracer and meter.
     instrumentation = otelInstrumentation();
-  } else if (config.instrumented === 'sdk-sent') {
-    const sent = new SentSpans();
-    const t = telemetry({ batch: true, spanExporter: sent });
-    instrumentation = otelInstrumentation({
-      tracerProvider: t.tracerProvider,
-      meterProvider: t.meterProvider,
-    });
-    pending = async () => {
-      await t.tracerProvider.forceFlush();
-      return sent.count;
-    };
-    shutdown = () => t.shutdown();
-  } else if (config.instrumented === 'app' || config.instrumented === 'app-ours') {
+  } else if (
+    config.instrumented === 'sdk-sent' ||
+    config.instrumented === 'app' ||
+    config.instrumented === 'app-ours'
+  ) {
     // An application exports over the network (OTLP): each batch is let go once sent, so the exporter
     // here counts and drops, where the in-memory one would hold every span until the server reads it.
     const sent = new SentSpans();
     const t = telemetry({ batch: true, spanExporter: sent });
-    await enableInstrumentedApp(config.framework, t.tracerProvider, t.meterProvider);
-    if (config.instrumented === 'app-ours') {
+    if (config.instrumented !== 'sdk-sent') {
+      await enableInstrumentedApp(config.framework, t.tracerProvider, t.meterProvider);
+    }
+    if (config.instrumented !== 'app') {
       instrumentation = otelInstrumentation({
         tracerProvider: t.tracerProvider,
         meterProvider: t.meterProvider,
