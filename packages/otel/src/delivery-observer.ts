@@ -25,7 +25,7 @@ import type {
 import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
-import { underHttpServerSpan } from './http-server-span.js';
+import { leavesToHttp } from './http-server-span.js';
 import type { DeliveryEntry, Instruments } from './instruments.js';
 import { acceptedOutcome, errorCodeOf, outcomeOf } from './outcome.js';
 import { isPromiseLike } from './promise-like.js';
@@ -145,7 +145,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     this.#parent = parent;
     // Under a span (the HTTP instrumentation's, a framework's, the app's) ours is an inner one; alone,
     // it is the server side of the webhook request.
-    const deferToHttp = !shared.config.httpDuplicates && underHttpServerSpan(parent);
+    const deferToHttp = leavesToHttp(parent, shared.config.httpDuplicates);
     this.#deferToHttp = deferToHttp;
     const options = deferToHttp
       ? perReceiver.underHttp

@@ -8,10 +8,12 @@ import { type Context, createContextKey } from '@opentelemetry/api';
 const RPC_METADATA = createContextKey('OpenTelemetry SDK Context Key RPC_METADATA');
 
 /**
- * Whether the request is already traced by the HTTP instrumentation: its server span carries the
- * method, the user agent and the status, and its `http.server.request.duration` times the answer.
+ * Whether ours leaves to the HTTP instrumentation what it records: the request is already traced by it
+ * (its server span carries the method, the user agent and the status, and its
+ * `http.server.request.duration` times the answer), unless `httpDuplicates` asks for them anyway.
  */
-export function underHttpServerSpan(ctx: Context): boolean {
+export function leavesToHttp(ctx: Context, httpDuplicates: boolean): boolean {
+  if (httpDuplicates) return false;
   const metadata = ctx.getValue(RPC_METADATA) as { type?: unknown; span?: unknown } | undefined;
   return metadata?.type === 'http' && metadata.span !== undefined;
 }

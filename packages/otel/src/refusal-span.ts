@@ -1,6 +1,6 @@
 import { type Attributes, context, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { ATTR, MESSAGING_SYSTEM, SPAN } from './attributes.js';
-import { underHttpServerSpan } from './http-server-span.js';
+import { leavesToHttp } from './http-server-span.js';
 
 /**
  * A request an entry turned away before `receiver.handle` (405, 408, 413, an unreadable or already
@@ -19,7 +19,7 @@ export function recordRefusal(tracer: Tracer, code: string, status: number, http
     [ATTR.outcome]: 'refused',
     [ATTR.errorType]: code,
   };
-  if (httpDuplicates || !underHttpServerSpan(parent)) attributes[ATTR.httpStatus] = status;
+  if (!leavesToHttp(parent, httpDuplicates)) attributes[ATTR.httpStatus] = status;
   const span = tracer.startSpan(SPAN.delivery, { kind, attributes }, parent);
   // As for HTTP server spans: a 5xx is the server's error, a 4xx the client's and leaves it unset.
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR, message: code });
