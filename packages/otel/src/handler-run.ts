@@ -1,4 +1,4 @@
-import { type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { AnyWebhookHandler } from '@sms-webhooks/core';
 import { ATTR, EVENT, SPAN } from './attributes.js';
 import type { ObserverShared } from './delivery-observer.js';
@@ -68,6 +68,12 @@ export function runHandler<R>(
   return result;
 }
 
+/** `handlerDuration`'s attributes for a handler that succeeded (a function, not a closure per call). */
+const handlerSet = (eventType: string, name: string): Attributes => ({
+  [ATTR.eventType]: eventType,
+  [ATTR.handlerName]: name,
+});
+
 function handlerDone(
   shared: ObserverShared,
   scope: HandlerScope,
@@ -84,10 +90,7 @@ function handlerDone(
   const type = failed ? errorType(error) : undefined;
   const attributes =
     type === undefined
-      ? instruments.handlerSets.get(eventType, name, () => ({
-          [ATTR.eventType]: eventType,
-          [ATTR.handlerName]: name,
-        }))
+      ? instruments.handlerSets.get(eventType, name, handlerSet)
       : { [ATTR.eventType]: eventType, [ATTR.handlerName]: name, [ATTR.errorType]: type };
   instruments.handlerDuration.record(seconds(start), attributes);
   if (!scope.recording) return;

@@ -116,7 +116,7 @@ export class DeliveryTally {
 export class AttributeSets {
   readonly #byKey = new Map<string, Map<string, Attributes>>();
 
-  get(a: string, b: string, build: () => Attributes): Attributes {
+  get(a: string, b: string, build: (a: string, b: string) => Attributes): Attributes {
     let inner = this.#byKey.get(a);
     if (inner === undefined) {
       inner = new Map();
@@ -124,7 +124,7 @@ export class AttributeSets {
     }
     let found = inner.get(b);
     if (found === undefined) {
-      found = Object.freeze(build());
+      found = Object.freeze(build(a, b));
       inner.set(b, found);
     }
     return found;
