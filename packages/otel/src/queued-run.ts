@@ -5,6 +5,7 @@ import {
   type Link,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   trace,
 } from '@opentelemetry/api';
 import type { WebhookHandlerError } from '@sms-webhooks/core';
@@ -18,6 +19,21 @@ import { fromTraceContext } from './trace-context.js';
 
 function isHandlerError(error: unknown): error is WebhookHandlerError {
   return error instanceof AggregateError && (error as { code?: unknown }).code === 'handler_failed';
+}
+
+/**
+ * The context a job's span starts in. A queue's own instrumentation runs the job inside its consumer
+ * span, still open: ours nests under it. But a worker's loop keeps the context it was created in for
+ * good, so the span active where the app created the worker (its start-up, say) is active for every
+ * job, long after it ended: under it every job of the app's life would join one trace. A span that has
+ * ended (sampled, yet no longer recording) is left out, and the job starts a trace of its own, linked
+ * to its delivery. A span sampled out is kept, so the job follows its decision.
+ */
+function jobParent(active: Context): Context {
+  const span = trace.getSpan(active);
+  if (span === undefined || span.isRecording()) return active;
+  const sampled = (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
+  return sampled ? trace.deleteSpan(active) : active;
 }
 
 /**
@@ -39,12 +55,9 @@ export function runQueued<R>(
     [ATTR.messageId]: run.event.id,
     [ATTR.eventType]: run.event.type,
   };
-  const span = shared.tracer.startSpan(
-    SPAN.job,
-    { kind: SpanKind.CONSUMER, links, attributes },
-    context.active(),
-  );
-  const jobContext: Context = trace.setSpan(context.active(), span);
+  const parent = jobParent(context.active());
+  const span = shared.tracer.startSpan(SPAN.job, { kind: SpanKind.CONSUMER, links, attributes }, parent);
+  const jobContext: Context = trace.setSpan(parent, span);
   const scope: HandlerScope = {
     eventType: run.event.type,
     span,

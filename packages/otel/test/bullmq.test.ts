@@ -87,6 +87,50 @@ describe('BullMQ: the job carries the delivery trace context, the worker links i
     }
   }, 30_000);
 
+  it('a worker created inside a span that has ended starts each job in a trace of its own, linked to its delivery', async () => {
+    const w = telemetry();
+    const { hostname, port } = new URL(redis.url);
+    const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
+    const name = `otel-startup-${Date.now()}`;
+    const queue = new Queue(name, { connection });
+    const receiver = createReceiver({
+      secret,
+      store: new MemoryStore(),
+      logger: quiet,
+      dispatch: enqueueTo(queue),
+      instrumentation: otelInstrumentation({
+        tracerProvider: w.tracerProvider,
+        meterProvider: w.meterProvider,
+      }),
+    });
+    receiver.on('message.delivered', () => {});
+    // An app's start-up traced as one span: the worker's loop keeps that span's context for good.
+    const worker = w.tracerProvider.getTracer('app').startActiveSpan('start-up', (span) => {
+      try {
+        return createWorker(receiver, { connection, queue: name, logger: quiet });
+      } finally {
+        span.end();
+      }
+    });
+    try {
+      const d = createTestDelivery('message.delivered', { secret });
+      expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+      const deadline = Date.now() + 10_000;
+      while (!w.spans().some((s) => s.name === SPAN.job) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const run = w.span(SPAN.job);
+      const delivery = w.span(SPAN.delivery);
+      expect(run.parentSpanContext).toBeUndefined();
+      expect(run.spanContext().traceId).not.toBe(w.span('start-up').spanContext().traceId);
+      expect(run.links.map((l) => l.context.spanId)).toEqual([delivery.spanContext().spanId]);
+    } finally {
+      await worker.close();
+      await queue.close();
+      await w.shutdown();
+    }
+  }, 30_000);
+
   it.each([
     ['delivery', 'a failed handler is an event on the job span'],
     ['full', 'each handler has a span under the job span'],
