@@ -25,7 +25,7 @@ export function requireValgrind(): void {
 }
 
 /** The main thread's instruction total in dump number `dump` (1, 2, …) of a run with --separate-threads=yes. */
-function mainThreadInstructions(dir: string, dump: number): number {
+export function mainThreadInstructions(dir: string, dump: number): number {
   const file = readdirSync(dir).find((f) => f.endsWith(`.${dump}-01`));
   if (!file) throw new Error(`no main-thread dump ${dump} in ${dir}`);
   const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
