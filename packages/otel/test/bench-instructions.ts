@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:otel-instructions [--frameworks=express,fastify,koa]
  *  [--contenders=none,no-sdk,sdk,hand,app,app-ours] [--requests=2000] [--windows=5] [--warmup=5000]
- *  [--node=path/to/node] [--keep=dir]`
+ *  [--node=path/to/node] [--keep=dir] [--processes=1]`
  *
  * The otel bench suite's servers (bench-server.ts) under valgrind's callgrind, as
  * test/bench/instructions.ts counts the HTTP suite's: main-thread instructions per request, a figure that
@@ -17,9 +17,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { arg } from '../../../test/bench/lib/args.js';
-import { instructionsPerRequest, requireValgrind } from '../../../test/bench/lib/callgrind.js';
+import { instructionsPerWindow, requireValgrind } from '../../../test/bench/lib/callgrind.js';
 import { type LoadRunner, startLoadRunner } from '../../../test/bench/lib/http-harness.js';
 import { renderText } from '../../../test/bench/lib/report.js';
+import { median } from '../../../test/bench/lib/stats.js';
 import type { Framework } from '../../../test/bench/servers/contenders.js';
 import type { Instrumented, OtelServerConfig } from './bench-server.js';
 
@@ -28,6 +29,10 @@ const contenders = arg('contenders', 'none,no-sdk,sdk,hand,app,app-ours').split(
 const requests = Number(arg('requests', '2000'));
 const windows = Number(arg('windows', '5'));
 const warmup = Number(arg('warmup', '5000'));
+// Servers per contender, started in turn (a, b, a, b …): the same server counts up to 6% apart from one
+// process to the next (the JIT's and the collector's timing), more than some bars' margin. Each figure is
+// then the median of every window of every process.
+const processes = Number(arg('processes', '1'));
 // Another Node binary for the servers, e.g. test/.tmp/runtimes/node_modules/node24/bin/node: Node 24's
 // AsyncLocalStorage (async context frames) costs the SDK's context manager far less than Node 20's hooks.
 const node = arg('node', process.execPath);
@@ -38,11 +43,16 @@ const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim
 
 requireValgrind();
 
-async function measure(framework: Framework, instrumented: Instrumented, load: LoadRunner): Promise<number> {
+async function measure(
+  framework: Framework,
+  instrumented: Instrumented,
+  load: LoadRunner,
+  round: number,
+): Promise<number[]> {
   const config: OtelServerConfig = { framework, instrumented, maxBodyBytes: 1024 * 1024 };
-  const keepDir = keep && join(keep, `${framework}-${instrumented}`);
+  const keepDir = keep && join(keep, `${framework}-${instrumented}${round > 0 ? `-${round + 1}` : ''}`);
   if (keepDir) mkdirSync(keepDir, { recursive: true });
-  return instructionsPerRequest({
+  return instructionsPerWindow({
     server: SERVER,
     config,
     label: `${framework}/${instrumented}`,
@@ -66,11 +76,15 @@ const load = await startLoadRunner();
 try {
   for (const framework of frameworks) {
     const perRequest = new Map<Instrumented, number>();
-    for (const c of contenders) perRequest.set(c, await measure(framework, c, load));
+    const windowsOf = new Map<Instrumented, number[]>(contenders.map((c) => [c, []]));
+    for (let p = 0; p < processes; p++) {
+      for (const c of contenders) windowsOf.get(c)!.push(...(await measure(framework, c, load, p)));
+    }
+    for (const c of contenders) perRequest.set(c, median(windowsOf.get(c)!));
     const base = perRequest.get('none');
     console.log(
       renderText({
-        title: `${framework} on Node ${nodeVersion}: main-thread instructions per request (median of ${windows} windows of ${requests} requests, after ${warmup})`,
+        title: `${framework} on Node ${nodeVersion}: main-thread instructions per request (median of ${windows} windows of ${requests} requests, after ${warmup}, on each of ${processes} server${processes > 1 ? 's' : ''})`,
         columns: ['receiver', 'instructions', 'this / none', 'none / this'],
         rows: contenders.map((c) => [
           c,

@@ -61,6 +61,11 @@ export interface InstructionRun {
  * `windows` counts of `requests` each.
  */
 export async function instructionsPerRequest(run: InstructionRun): Promise<number> {
+  return median(await instructionsPerWindow(run));
+}
+
+/** Main-thread instructions per request in each of the `windows` counts, in order. */
+export async function instructionsPerWindow(run: InstructionRun): Promise<number[]> {
   const dir = run.keepDir ?? mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
   const child = fork(fileURLToPath(run.server), [JSON.stringify(run.config)], {
     execPath: 'valgrind',
@@ -106,7 +111,7 @@ export async function instructionsPerRequest(run: InstructionRun): Promise<numbe
       execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
       perRequest.push(mainThreadInstructions(dir, window) / requests);
     }
-    return median(perRequest);
+    return perRequest;
   } finally {
     await stopChild(child);
     if (run.keepDir === undefined) rmSync(dir, { recursive: true, force: true });
