@@ -81,6 +81,10 @@ interface SpanStart {
   readonly after: readonly (readonly [string, AttributeValue])[];
 }
 
+function setAll(span: Span, attributes: SpanStart['after']): void {
+  for (let i = 0; i < attributes.length; i++) span.setAttribute(attributes[i]![0], attributes[i]![1]);
+}
+
 /** What every delivery of one receiver shares: built once, on its first delivery. */
 interface PerReceiver {
   /** Alone: the server side of the webhook request. */
@@ -169,10 +173,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
         : perReceiver.internal;
     this.span = shared.tracer.startSpan(SPAN.delivery, spanStart.options, parent);
     this.recording = this.span.isRecording();
-    if (this.recording) {
-      const after = spanStart.after;
-      for (let i = 0; i < after.length; i++) this.span.setAttribute(after[i]![0], after[i]![1]);
-    }
+    if (this.recording && spanStart.after.length > 0) setAll(this.span, spanStart.after);
     if (this.recording && !deferToHttp) {
       const agent = userAgent(headers);
       if (agent !== undefined) this.span.setAttribute(ATTR.userAgent, agent);
