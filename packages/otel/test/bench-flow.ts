@@ -17,28 +17,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type Context, context, createContextKey, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import type { AnyWebhookEvent, AnyWebhookHandler, ReceiverResponse } from '@sms-webhooks/core';
 import { arg } from '../../../test/bench/lib/args.js';
 import { mainThreadInstructions, requireValgrind } from '../../../test/bench/lib/callgrind.js';
 import { median } from '../../../test/bench/lib/stats.js';
 import { otelInstrumentation } from '../src/index.js';
-import { telemetry } from './telemetry.js';
+import { SentSpans, telemetry } from './telemetry.js';
 
 type Case = 'none' | 'under-http' | 'alone';
 const CASES: Case[] = ['none', 'under-http', 'alone'];
 const windows = Number(arg('windows', '5'));
 const deliveries = Number(arg('deliveries', '5000'));
-
-/** Lets go of each batch once sent, as a network exporter does. */
-class SentSpans implements SpanExporter {
-  count = 0;
-  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
-    this.count += spans.length;
-    done({ code: 0 });
-  }
-  async shutdown(): Promise<void> {}
-}
 
 async function child(which: Case): Promise<void> {
   const sent = new SentSpans();

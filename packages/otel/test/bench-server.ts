@@ -5,7 +5,6 @@
  */
 import type { Server } from 'node:http';
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { createReceiver, type Instrumentation, MemoryStore } from '@sms-webhooks/core';
 import { otelInstrumentation } from '@sms-webhooks/otel';
 import { serveParent, startChild } from '../../../test/bench/lib/bench-child.js';
@@ -13,7 +12,7 @@ import { BENCH_SECRET } from '../../../test/bench/lib/fixtures.js';
 import { counters, type Framework } from '../../../test/bench/servers/contenders.js';
 import { handInstrumentation } from './hand-instrumentation.js';
 import { enableInstrumentedApp } from './instrumented-app.js';
-import { telemetry, useAsyncContext } from './telemetry.js';
+import { SentSpans, telemetry, useAsyncContext } from './telemetry.js';
 
 /**
  * - `none`: no `instrumentation` option;
@@ -41,16 +40,6 @@ export type Instrumented =
   | 'app'
   | 'app-ours'
   | 'hand';
-
-/** Counts the spans of each exported batch and keeps none. */
-class SentSpans implements SpanExporter {
-  count = 0;
-  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
-    this.count += spans.length;
-    done({ code: 0 }); // ExportResultCode.SUCCESS
-  }
-  async shutdown(): Promise<void> {}
-}
 
 export interface OtelServerConfig {
   framework: Framework;

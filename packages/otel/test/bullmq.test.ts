@@ -24,11 +24,15 @@ describe('BullMQ: the job carries the delivery trace context, the worker links i
     await redis?.stop();
   });
 
-  it("dispatch: enqueueTo(queue) puts a traceparent in the job; the worker's `sms-webhooks job` span links to the delivery and the handler's spans nest in it", async () => {
+  /** A queue of its own on the test's Redis, and the connection a worker for it needs. */
+  function newQueue(name: string) {
     const { hostname, port } = new URL(redis.url);
     const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
-    const name = `otel-${Date.now()}`;
-    const queue = new Queue(name, { connection });
+    return { connection, name, queue: new Queue(name, { connection }) };
+  }
+
+  it("dispatch: enqueueTo(queue) puts a traceparent in the job; the worker's `sms-webhooks job` span links to the delivery and the handler's spans nest in it", async () => {
+    const { connection, name, queue } = newQueue(`otel-${Date.now()}`);
     const receiver = createReceiver({
       secret,
       store: new MemoryStore(),
@@ -89,10 +93,7 @@ describe('BullMQ: the job carries the delivery trace context, the worker links i
 
   it('a worker created inside a span that has ended starts each job in a trace of its own, linked to its delivery', async () => {
     const w = telemetry();
-    const { hostname, port } = new URL(redis.url);
-    const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
-    const name = `otel-startup-${Date.now()}`;
-    const queue = new Queue(name, { connection });
+    const { connection, name, queue } = newQueue(`otel-startup-${Date.now()}`);
     const receiver = createReceiver({
       secret,
       store: new MemoryStore(),
@@ -138,10 +139,7 @@ describe('BullMQ: the job carries the delivery trace context, the worker links i
     "worker handlers with detail '%s': their duration by name and error type; %s",
     async (detail, _what) => {
       const w = telemetry();
-      const { hostname, port } = new URL(redis.url);
-      const connection = { host: hostname, port: Number(port), maxRetriesPerRequest: null };
-      const name = `otel-handlers-${detail}-${Date.now()}`;
-      const queue = new Queue(name, { connection });
+      const { connection, name, queue } = newQueue(`otel-handlers-${detail}-${Date.now()}`);
       const receiver = createReceiver({
         secret,
         store: new MemoryStore(),
