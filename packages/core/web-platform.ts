@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CORE = dirname(fileURLToPath(import.meta.url));
-const PLATFORM_DIR = resolve(CORE, 'src/verify/platform');
+const PLATFORM_DIR = resolve(CORE, 'src/base/platform');
 
 /** The Web build's entry for each subpath: its `./adapter` leaves out the Node entry. */
 export const WEB_ENTRIES = {
@@ -22,7 +22,7 @@ interface PluginBuild {
 }
 
 /**
- * The esbuild plugin that makes the Web build: `src/verify/platform/index.ts` imports './node.js'
+ * The esbuild plugin that makes the Web build: `src/base/platform/index.ts` imports './node.js'
  * (node:crypto, Buffer), and here it gets './web.ts' (Web Crypto, Uint8Array) instead. The one difference
  * between the builds; tsup.config.ts and the runtime tests (test/runtimes) both use it.
  */

@@ -1,5 +1,11 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
-import { LeaseKeeper, positiveOption, toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
+import {
+  type AdapterReceiver,
+  LeaseKeeper,
+  positiveOption,
+  toRunHandlers,
+  type WebhookHandlers,
+} from '@sms-webhooks/core/queue';
 import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
@@ -73,7 +79,8 @@ export function createWorker(
     );
   }
   const run = toRunHandlers(source, '@sms-webhooks/bullmq');
-  const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
+  const receiver =
+    typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
   const leaseMs = positiveOption('leaseMs', options.leaseMs ?? receiver?.options.leaseMs, DEFAULT_LEASE_MS, {

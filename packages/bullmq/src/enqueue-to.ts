@@ -1,5 +1,4 @@
-import type { Dispatch } from '@sms-webhooks/core';
-import { DispatchTimeoutError, positiveOption, withTimeout } from '@sms-webhooks/core/queue';
+import { type Dispatch, DispatchTimeoutError, positiveOption, withTimeout } from '@sms-webhooks/core/queue';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';

@@ -1,6 +1,7 @@
 // Compiled by `tsc` in the test command, never run: a line that stops compiling fails the suite.
 import { createWorker, enqueueTo, type WebhookHandlers } from '@sms-webhooks/bullmq';
-import { createReceiver, type Dispatch, type MessageObject } from '@sms-webhooks/core';
+import { createReceiver, type MessageObject } from '@sms-webhooks/core';
+import type { Dispatch } from '@sms-webhooks/core/queue';
 import { webhookHandler } from '@sms-webhooks/web';
 import { Queue } from 'bullmq';
 import { expectTypeOf } from 'vitest';

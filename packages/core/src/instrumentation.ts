@@ -9,3 +9,5 @@ export type {
   StoreOperation,
   TraceContext,
 } from './receiver/instrumentation.js';
+export type { Refusal, RefusalHandler } from './receiver/refusals.js';
+export type { HeaderSource } from './verify/headers.js';

@@ -1,5 +1,16 @@
 // `@sms-webhooks/core/queue`: for authors of durable hand-offs (`@sms-webhooks/bullmq`, `@sms-webhooks/pg-boss`):
 // the `dispatch` side, and what a worker that owns a claim needs.
+
+export {
+  describeValue,
+  OPTIONS_ERROR_CODE,
+  oneOfOption,
+  optionError,
+  type PositiveOption,
+  positiveOption,
+} from './base/option-checks.js';
+// Bounds a call to the queue's server.
+export { withTimeout } from './base/with-timeout.js';
 export {
   type Dispatch,
   type DispatchClaim,
@@ -9,14 +20,6 @@ export {
 // A worker's handlers: a receiver's, or a map of handlers by event type.
 export { type RunHandlers, toRunHandlers, type WebhookHandlers } from './receiver/handler-map.js';
 // Renews a claim every leaseMs / 3 while a worker runs its handlers.
-export { LeaseKeeper } from './receiver/lease-keeper.js';
-// Bounds a call to the queue's server.
-export { withTimeout } from './receiver/with-timeout.js';
-export {
-  describeValue,
-  OPTIONS_ERROR_CODE,
-  oneOfOption,
-  optionError,
-  type PositiveOption,
-  positiveOption,
-} from './verify/option-checks.js';
+export { type Held, LeaseKeeper } from './receiver/lease-keeper.js';
+// The receiver as a worker sees it: `reportError` hands an exhausted job's failure to the onError hooks.
+export type { AdapterReceiver } from './receiver/receiver.js';

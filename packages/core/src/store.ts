@@ -1,14 +1,8 @@
 // `@sms-webhooks/core/store`: for authors of dedupe stores (RedisStore, PostgresStore, your own). The
 // contract suite to run against a store is `runDedupeStoreContract` from '@sms-webhooks/core/testing'.
-export type {
-  Awaitable,
-  ClaimResult,
-  DedupeStore,
-  OrderClaimResult,
-} from './receiver/dedupe-store.js';
-export type { OrderClaim } from './receiver/handler-registry.js';
-// Bounds a call to the store's server, with the store's own error.
-export { withTimeout } from './receiver/with-timeout.js';
+
+// "did you mean …?" for a mistyped name in an option or a command.
+export { closestName } from './base/closest-name.js';
 // Start-up checks of a store's options, with the messages every package uses.
 export {
   describeValue,
@@ -17,4 +11,12 @@ export {
   optionError,
   type PositiveOption,
   positiveOption,
-} from './verify/option-checks.js';
+} from './base/option-checks.js';
+// Bounds a call to the store's server, with the store's own error.
+export { withTimeout } from './base/with-timeout.js';
+export type {
+  ClaimResult,
+  DedupeStore,
+  OrderClaimResult,
+} from './receiver/dedupe-store.js';
+export type { OrderClaim } from './receiver/handler-registry.js';

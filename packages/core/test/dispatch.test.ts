@@ -1,11 +1,11 @@
 import {
   createReceiver,
   createTestDelivery,
-  type DispatchedEvent,
   MemoryStore,
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
-import { DispatchTimeoutError } from '@sms-webhooks/core/queue';
+import type { AdapterReceiver } from '@sms-webhooks/core/queue';
+import { type DispatchedEvent, DispatchTimeoutError } from '@sms-webhooks/core/queue';
 import { describe, expect, it } from 'vitest';
 import { brokenStore, captureLogger, deferred, secret } from './helpers.js';
 
@@ -189,7 +189,7 @@ describe('receiver.runHandlers', () => {
       calls.push('wrong type');
     });
     const { event } = createTestDelivery('message.delivered', { secret });
-    await receiver.runHandlers(event, { attempt: 2 });
+    await (receiver as AdapterReceiver).runHandlers(event, { attempt: 2 });
     expect(calls.sort()).toEqual([`any ${event.id}`, `typed ${event.id} 2`]);
   });
 
@@ -204,7 +204,9 @@ describe('receiver.runHandlers', () => {
       throw new Error('second');
     });
     const { event } = createTestDelivery('message.delivered', { secret });
-    const error = (await receiver.runHandlers(event).catch((e) => e)) as WebhookHandlerError;
+    const error = (await (receiver as AdapterReceiver)
+      .runHandlers(event)
+      .catch((e) => e)) as WebhookHandlerError;
     expect(error.code).toBe('handler_failed');
     expect(error.errors.map((e: Error) => e.message).sort()).toEqual(['first', 'second']);
     expect(error.event.id).toBe(event.id);
@@ -214,6 +216,6 @@ describe('receiver.runHandlers', () => {
   it('resolves when no handler matches', async () => {
     const receiver = createReceiver({ secret, logger: captureLogger() });
     const { event } = createTestDelivery('sms.completed', { secret });
-    await expect(receiver.runHandlers(event)).resolves.toBeUndefined();
+    await expect((receiver as AdapterReceiver).runHandlers(event)).resolves.toBeUndefined();
   });
 });

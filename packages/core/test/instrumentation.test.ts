@@ -1,14 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createReceiver,
-  createTestDelivery,
-  type Instrumentation,
-  MemoryStore,
-  type ReceiverOptions,
-} from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, MemoryStore, type ReceiverOptions } from '@sms-webhooks/core';
+import type { AdapterReceiver } from '@sms-webhooks/core/adapter';
 import { createNodeHandler, refuseEntry, writeNodeResponse } from '@sms-webhooks/core/adapter';
+import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
 import { describe, expect, it } from 'vitest';
 import { brokenStore, captureLogger, secret } from './helpers.js';
 
@@ -188,7 +184,7 @@ describe('the instrumentation option', () => {
   it('a refusal an adapter answers before handle reaches refused()', () => {
     const { calls, instrumentation } = recorder();
     const receiver = receiverWith(instrumentation);
-    expect(refuseEntry(receiver, 'method', 'hint').status).toBe(405);
+    expect(refuseEntry(receiver as AdapterReceiver, 'method', 'hint').status).toBe(405);
     expect(calls).toEqual(['refused method_not_allowed 405']);
   });
 
@@ -199,7 +195,7 @@ describe('the instrumentation option', () => {
     receiver.onRefused((r) => refused.push(r.code));
     // What a user's wrapper or a second copy of core hands an adapter: not an instance of core's class.
     const wrapped = { ...receiver };
-    expect(refuseEntry(wrapped, 'too-large', 'hint').status).toBe(413);
+    expect(refuseEntry(wrapped as AdapterReceiver, 'too-large', 'hint').status).toBe(413);
     expect(calls).toEqual(['refused payload_too_large 413']);
     expect(refused).toEqual(['payload_too_large']);
   });

@@ -9,7 +9,7 @@ import { captureLogger } from './helpers.js';
 function recordingStore(renewed: (key: string) => boolean = () => true) {
   const calls: string[] = [];
   const store: DedupeStore = Object.assign(new MemoryStore(), {
-    renew: (key: string) => {
+    renew: async (key: string) => {
       calls.push(key);
       return renewed(key);
     },
@@ -65,9 +65,9 @@ describe('LeaseKeeper', () => {
     expect(calls).toEqual([]);
     const withoutRenew: DedupeStore = {
       localKeys: true,
-      claim: () => 'claimed',
-      complete: () => true,
-      release: () => true,
+      claim: async () => 'claimed',
+      complete: async () => true,
+      release: async () => true,
     };
     const plain = new LeaseKeeper(withoutRenew, 300, captureLogger(), clock);
     expect(plain.hold('a', 'ta')).toBeUndefined();

@@ -12,92 +12,86 @@ runDedupeStoreContract('MemoryStore kept between runs (first run)', () => kept);
 runDedupeStoreContract('MemoryStore kept between runs (second run)', () => kept);
 
 describe('MemoryStore', () => {
-  it('is a per-process store', () => {
+  it('is a per-process store', async () => {
     expect(new MemoryStore().localKeys).toBe(true);
   });
 
-  it('answers synchronously, so the receiver pays no extra tick for it', () => {
-    const store = new MemoryStore();
-    expect(store.claim('evt_a', 't', 1000)).toBe('claimed');
-    expect(store.complete('evt_a', 't', 1000)).toBe(true);
-  });
-
-  it('evicts the oldest completed record when full', () => {
+  it('evicts the oldest completed record when full', async () => {
     const store = new MemoryStore({ maxEntries: 3 });
     for (const k of ['a', 'b', 'c', 'd']) {
-      store.claim(k, 't', 1000);
-      store.complete(k, 't', 60_000);
+      await store.claim(k, 't', 1000);
+      await store.complete(k, 't', 60_000);
     }
     expect(store.size).toBe(3);
-    expect(store.claim('a', 'u', 1000)).toBe('claimed');
-    for (const k of ['b', 'c', 'd']) expect(store.claim(k, 'u', 1000)).toBe('completed');
+    expect(await store.claim('a', 'u', 1000)).toBe('claimed');
+    for (const k of ['b', 'c', 'd']) expect(await store.claim(k, 'u', 1000)).toBe('completed');
   });
 
-  it('uses its clock for leases and retention, and drops expired records as new ones arrive', () => {
+  it('uses its clock for leases and retention, and drops expired records as new ones arrive', async () => {
     let now = 1_000_000;
     const store = new MemoryStore({ now: () => now });
-    store.claim('old', 't', 100);
-    store.complete('old', 't', 500);
+    await store.claim('old', 't', 100);
+    await store.complete('old', 't', 500);
     now += 499;
-    expect(store.claim('old', 'u', 100)).toBe('completed');
+    expect(await store.claim('old', 'u', 100)).toBe('completed');
     now += 1;
-    store.claim('new', 't', 100);
-    store.complete('new', 't', 500);
+    await store.claim('new', 't', 100);
+    await store.complete('new', 't', 500);
     expect(store.size).toBe(1);
-    expect(store.claim('old', 'u', 100)).toBe('claimed');
+    expect(await store.claim('old', 'u', 100)).toBe('claimed');
   });
 
-  it('frees leases by its clock', () => {
+  it('frees leases by its clock', async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now });
-    store.claim('k', 'a', 100);
+    await store.claim('k', 'a', 100);
     now = 99;
-    expect(store.claim('k', 'b', 100)).toBe('in-flight');
+    expect(await store.claim('k', 'b', 100)).toBe('in-flight');
     now = 100;
-    expect(store.claim('k', 'b', 100)).toBe('claimed');
-    expect(store.complete('k', 'a', 100)).toBe(false);
+    expect(await store.claim('k', 'b', 100)).toBe('claimed');
+    expect(await store.complete('k', 'a', 100)).toBe(false);
   });
 
-  it('sweeps expired claims rather than growing without bound', () => {
+  it('sweeps expired claims rather than growing without bound', async () => {
     let now = 0;
     const store = new MemoryStore({ maxEntries: 10, now: () => now });
-    for (let i = 0; i < 10; i++) store.claim(`k${i}`, 't', 10);
+    for (let i = 0; i < 10; i++) await store.claim(`k${i}`, 't', 10);
     now = 20;
-    store.claim('fresh', 't', 10);
+    await store.claim('fresh', 't', 10);
     // The sweep dropped the ten dead claims: their late owners cannot complete them.
-    for (let i = 0; i < 10; i++) expect(store.complete(`k${i}`, 't', 10)).toBe(false);
-    expect(store.complete('fresh', 't', 10)).toBe(true);
+    for (let i = 0; i < 10; i++) expect(await store.complete(`k${i}`, 't', 10)).toBe(false);
+    expect(await store.complete('fresh', 't', 10)).toBe(true);
   });
 
-  it('renews a live claim by its clock, to leaseMs from now', () => {
+  it('renews a live claim by its clock, to leaseMs from now', async () => {
     let now = 0;
     const store = new MemoryStore({ now: () => now });
-    store.claim('k', 'a', 100);
+    await store.claim('k', 'a', 100);
     now = 90;
-    expect(store.renew('k', 'a', 100)).toBe(true);
+    expect(await store.renew('k', 'a', 100)).toBe(true);
     now = 189;
-    expect(store.claim('k', 'b', 100)).toBe('in-flight');
-    expect(store.renew('k', 'b', 100)).toBe(false);
+    expect(await store.claim('k', 'b', 100)).toBe('in-flight');
+    expect(await store.renew('k', 'b', 100)).toBe(false);
     now = 190;
-    expect(store.renew('k', 'a', 100)).toBe(false); // ran out exactly now
-    expect(store.claim('k', 'b', 100)).toBe('claimed');
+    expect(await store.renew('k', 'a', 100)).toBe(false); // ran out exactly now
+    expect(await store.claim('k', 'b', 100)).toBe('claimed');
   });
 
-  it('warns once, through its logger, when full and a record younger than the retry schedule goes', () => {
+  it('warns once, through its logger, when full and a record younger than the retry schedule goes', async () => {
     let now = 0;
     const logger = captureLogger();
     const store = new MemoryStore({ maxEntries: 2, logger, now: () => now });
-    const done = (k: string) => {
-      store.claim(k, 't', 1000);
-      store.complete(k, 't', 24 * 3_600_000);
+    const done = async (k: string) => {
+      await store.claim(k, 't', 1000);
+      await store.complete(k, 't', 24 * 3_600_000);
     };
-    done('evt_a');
-    done('evt_b');
+    await done('evt_a');
+    await done('evt_b');
     expect(logger.lines).toEqual([]);
     now = 3 * 60_000;
-    done('evt_c'); // evt_a goes, 3 minutes old
-    done('evt_d'); // evt_b goes too: no second line
-    done('evt_e');
+    await done('evt_c'); // evt_a goes, 3 minutes old
+    await done('evt_d'); // evt_b goes too: no second line
+    await done('evt_e');
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0]).toMatch(
       /^warn sms-webhooks: MemoryStore is full \(maxEntries 2\) and forgot evt_a/,
@@ -106,22 +100,22 @@ describe('MemoryStore', () => {
     expect(logger.lines[0]).toContain('RedisStore');
   });
 
-  it('does not warn when the record it drops is older than the retry schedule, or already expired', () => {
+  it('does not warn when the record it drops is older than the retry schedule, or already expired', async () => {
     let now = 0;
     const logger = captureLogger();
     const store = new MemoryStore({ maxEntries: 1, logger, now: () => now });
-    store.claim('evt_old', 't', 1000);
-    store.complete('evt_old', 't', 24 * 3_600_000);
+    await store.claim('evt_old', 't', 1000);
+    await store.complete('evt_old', 't', 24 * 3_600_000);
     now = (14 * 60 + 36) * 60_000; // 14 h 36 min: the whole schedule has passed
-    store.claim('evt_new', 't', 1000);
-    store.complete('evt_new', 't', 1000);
+    await store.claim('evt_new', 't', 1000);
+    await store.complete('evt_new', 't', 1000);
     now += 2000; // evt_new has expired, but is still held until something pushes it out
-    store.claim('evt_next', 't', 1000);
-    store.complete('evt_next', 't', 1000);
+    await store.claim('evt_next', 't', 1000);
+    await store.complete('evt_next', 't', 1000);
     expect(logger.lines).toEqual([]);
   });
 
-  it('a throwing logger does not fail the completion that made room', () => {
+  it('a throwing logger does not fail the completion that made room', async () => {
     const logger = {
       warn() {
         throw new Error('logger down');
@@ -129,14 +123,14 @@ describe('MemoryStore', () => {
       error() {},
     };
     const store = new MemoryStore({ maxEntries: 1, logger });
-    store.claim('evt_a', 't', 1000);
-    store.complete('evt_a', 't', 60_000);
-    store.claim('evt_b', 't', 1000);
-    expect(store.complete('evt_b', 't', 60_000)).toBe(true);
-    expect(store.claim('evt_b', 'u', 1000)).toBe('completed');
+    await store.claim('evt_a', 't', 1000);
+    await store.complete('evt_a', 't', 60_000);
+    await store.claim('evt_b', 't', 1000);
+    expect(await store.complete('evt_b', 't', 60_000)).toBe(true);
+    expect(await store.claim('evt_b', 'u', 1000)).toBe('completed');
   });
 
-  it('rejects a bad maxEntries with a message that says what to pass', () => {
+  it('rejects a bad maxEntries with a message that says what to pass', async () => {
     expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(
       /MemoryStore: `maxEntries` must be a positive integer, got 0\./,
     );
@@ -147,7 +141,7 @@ describe('MemoryStore', () => {
     const script = `
       const { MemoryStore } = await import(${JSON.stringify(new URL('../src/receiver/memory-store.ts', import.meta.url).pathname)});
       const s = new MemoryStore();
-      s.claim('a', 't', 60000); s.complete('a', 't', 60000);
+      await s.claim('a', 't', 60000); await s.complete('a', 't', 60000);
       console.log(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length);
     `;
     const out = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {

@@ -500,7 +500,7 @@ describe('receiver.drain', () => {
 
   it('close() drains, then shuts the store down', async () => {
     const calls: string[] = [];
-    const store = Object.assign(new MemoryStore(), { shutdown: () => void calls.push('shutdown') });
+    const store = Object.assign(new MemoryStore(), { shutdown: async () => void calls.push('shutdown') });
     const r = createReceiver({ secret, store, logger: quiet() });
     r.on('message.sent', async () => {
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,4 +1,5 @@
-import { createReceiver, createTestDelivery, type Refusal } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import type { Refusal } from '@sms-webhooks/core/instrumentation';
 import { SampledLog } from '../src/receiver/sampled-log.js';
 import { captureLogger, secret, sleep } from './helpers.js';
 
@@ -33,6 +34,8 @@ describe('refusals: counted by hooks, sampled in the log', () => {
     });
     expect(logger.lines).toHaveLength(3);
     expect(logger.text()).not.toContain(secret);
+    // The clock-skew line says by how much and which way, for whoever fixes the server's clock.
+    expect(logger.text()).toMatch(/timestamp is 3600 seconds behind the receiver's clock \(tolerance 300 s\)/);
   });
 
   it('a hook that throws is logged and the answer stands', async () => {

@@ -1,5 +1,5 @@
-import { type Clock, systemClock } from '@sms-webhooks/core';
 import { optionError, positiveOption } from '@sms-webhooks/core/store';
+import { type Clock, systemClock } from '@sms-webhooks/core/testing';
 export interface RateLimitOptions {
   /** Requests allowed per window, per credential (API key on the token route, workspace elsewhere). */
   limit: number;

@@ -13,12 +13,12 @@ import {
 import type {
   AnyWebhookEvent,
   AnyWebhookHandler,
-  HeaderSource,
   ReceiverResponse,
   WebhookHandlerError,
 } from '@sms-webhooks/core';
 import type {
   DeliveryObserver,
+  HeaderSource,
   InstrumentedReceiver,
   StoreOperation,
   TraceContext,

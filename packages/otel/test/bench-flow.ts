@@ -45,10 +45,10 @@ async function child(which: Case): Promise<void> {
   const deliver = () => {
     const obs = instrumentation.startDelivery(headers, receiver)!;
     obs.verified({ id: `evt_${n++}`, type: 'message.delivered' } as AnyWebhookEvent, 1);
-    obs.store('claim', () => 'claimed');
+    void obs.store('claim', async () => 'claimed');
     obs.answered(response, true);
     obs.runHandler(onDelivered as AnyWebhookHandler, () => onDelivered());
-    obs.store('complete', () => true);
+    void obs.store('complete', async () => true);
     obs.finished(undefined);
   };
   // The HTTP instrumentation's server span and its RPC metadata, as it puts them in the request's context.

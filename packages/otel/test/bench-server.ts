@@ -5,7 +5,8 @@
  */
 import type { Server } from 'node:http';
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { createReceiver, type Instrumentation, MemoryStore } from '@sms-webhooks/core';
+import { createReceiver, MemoryStore } from '@sms-webhooks/core';
+import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
 import { otelInstrumentation } from '@sms-webhooks/otel';
 import { serveParent, startChild } from '../../../test/bench/lib/bench-child.js';
 import { BENCH_SECRET } from '../../../test/bench/lib/fixtures.js';

@@ -1,10 +1,5 @@
-import {
-  type ClaimResult,
-  createReceiver,
-  createTestDelivery,
-  type DedupeStore,
-  MemoryStore,
-} from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, type DedupeStore, MemoryStore } from '@sms-webhooks/core';
+import type { ClaimResult } from '@sms-webhooks/core/store';
 import { ATTR, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Telemetry, telemetry } from './telemetry.js';

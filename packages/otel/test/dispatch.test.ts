@@ -1,5 +1,6 @@
 import { context, type Span, trace } from '@opentelemetry/api';
 import { createReceiver, createTestDelivery, type ReceiverOptions } from '@sms-webhooks/core';
+import type { AdapterReceiver } from '@sms-webhooks/core/queue';
 import { ATTR, EVENT, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { describe, expect, it } from 'vitest';
 import { type Telemetry, telemetry } from './telemetry.js';
@@ -72,7 +73,9 @@ describe('a dispatched delivery (the queue hand-off)', () => {
     });
     const { event } = createTestDelivery('message.failed', { secret });
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    await expect(receiver.runHandlers(event, {}, { traceContext: { traceparent } })).rejects.toMatchObject({
+    await expect(
+      (receiver as AdapterReceiver).runHandlers(event, {}, { traceContext: { traceparent } }),
+    ).rejects.toMatchObject({
       code: 'handler_failed',
     });
     const run = t.span(SPAN.job);
@@ -85,7 +88,7 @@ describe('a dispatched delivery (the queue hand-off)', () => {
     expect(run.events[1]!.attributes?.['exception.type']).toBe('RangeError');
 
     // A malformed or missing traceparent: the run is traced all the same, without a link.
-    await receiver.runHandlers(
+    await (receiver as AdapterReceiver).runHandlers(
       createTestDelivery('message.sent', { secret }).event,
       {},
       {

@@ -1,5 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import type { AdapterReceiver } from '@sms-webhooks/core/queue';
 import { otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Telemetry, telemetry } from './telemetry.js';
@@ -32,7 +33,9 @@ describe('@sms-webhooks/otel: where a queued job span starts', () => {
     const consumer = t.tracerProvider
       .getTracer('queue')
       .startSpan('orders process', { kind: SpanKind.CONSUMER });
-    await context.with(trace.setSpan(ROOT_CONTEXT, consumer), () => r.runHandlers(event()));
+    await context.with(trace.setSpan(ROOT_CONTEXT, consumer), () =>
+      (r as AdapterReceiver).runHandlers(event()),
+    );
     consumer.end();
     expect(t.span(SPAN.job).parentSpanContext?.spanId).toBe(consumer.spanContext().spanId);
   });
@@ -42,7 +45,9 @@ describe('@sms-webhooks/otel: where a queued job span starts', () => {
     const r = receiver();
     const startUp = t.tracerProvider.getTracer('app').startSpan('start-up');
     startUp.end();
-    await context.with(trace.setSpan(ROOT_CONTEXT, startUp), () => r.runHandlers(event()));
+    await context.with(trace.setSpan(ROOT_CONTEXT, startUp), () =>
+      (r as AdapterReceiver).runHandlers(event()),
+    );
     const job = t.span(SPAN.job);
     expect(job.parentSpanContext).toBeUndefined();
     expect(job.spanContext().traceId).not.toBe(startUp.spanContext().traceId);
@@ -56,7 +61,9 @@ describe('@sms-webhooks/otel: where a queued job span starts', () => {
       spanId: 'b7ad6b7169203331',
       traceFlags: TraceFlags.NONE,
     });
-    await context.with(trace.setSpan(ROOT_CONTEXT, sampledOut), () => r.runHandlers(event()));
+    await context.with(trace.setSpan(ROOT_CONTEXT, sampledOut), () =>
+      (r as AdapterReceiver).runHandlers(event()),
+    );
     expect(t.spans().filter((s) => s.name === SPAN.job)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import { WebhookHandlerError } from '@sms-webhooks/core';
-import { toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
+import { type AdapterReceiver, toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
 import type PgBoss from 'pg-boss';
 import { PgBossHandOffError } from './errors.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
@@ -59,7 +59,8 @@ export async function createWorker(
     );
   }
   const run = toRunHandlers(source, '@sms-webhooks/pg-boss');
-  const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
+  const receiver =
+    typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
   const store = options.store ?? receiver?.options.store;
   const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
   const logger: Logger = options.logger ?? receiver?.options.logger ?? console;

@@ -1,5 +1,4 @@
-import type { Dispatch } from '@sms-webhooks/core';
-import { DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
+import { type Dispatch, DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
 import type PgBoss from 'pg-boss';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';

@@ -1,4 +1,5 @@
-import type { AnyWebhookEvent, DispatchClaim, DispatchedEvent, HandlerContext } from '@sms-webhooks/core';
+import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
+import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
 
 /** Default pg-boss queue name for `enqueueTo`, `createWorker` and the failed-job functions. */
 export const DEFAULT_QUEUE_NAME = 'sms-webhooks';

@@ -1,5 +1,6 @@
 // Compiled by `tsc` in the test command, never run: a line that stops compiling fails the suite.
-import { createReceiver, type Dispatch, type MessageObject } from '@sms-webhooks/core';
+import { createReceiver, type MessageObject } from '@sms-webhooks/core';
+import type { Dispatch } from '@sms-webhooks/core/queue';
 import {
   createWorker,
   enqueueTo,

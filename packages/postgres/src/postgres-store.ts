@@ -1,6 +1,6 @@
-import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import type { DedupeStore } from '@sms-webhooks/core';
 import type { OrderClaim, OrderClaimResult } from '@sms-webhooks/core/store';
-import { describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
+import { type ClaimResult, describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import {
   fromPg,
   fromPostgresJs,

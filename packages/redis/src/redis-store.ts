@@ -1,6 +1,6 @@
-import type { ClaimResult, DedupeStore } from '@sms-webhooks/core';
+import type { DedupeStore } from '@sms-webhooks/core';
 import type { OrderClaimResult } from '@sms-webhooks/core/store';
-import { positiveOption, withTimeout } from '@sms-webhooks/core/store';
+import { type ClaimResult, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
 import { eventKey, orderKey } from './event-key.js';
 import {

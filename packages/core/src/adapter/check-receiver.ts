@@ -1,4 +1,5 @@
-import type { Receiver } from '../receiver/receiver.js';
+import { optionError } from '../base/option-checks.js';
+import type { AdapterReceiver, Receiver } from '../receiver/receiver.js';
 
 /**
  * An adapter's start-up check of what it was given in place of a receiver, so that a missing one, a
@@ -10,18 +11,18 @@ export function checkReceiver(
   name: string,
   receiver: unknown,
   problem = 'needs a receiver from createReceiver()',
-): asserts receiver is Receiver {
-  const given = receiver as Partial<Receiver> | null | undefined;
+): asserts receiver is AdapterReceiver {
+  const given = receiver as Partial<AdapterReceiver> | null | undefined;
   if (
     typeof given?.handle === 'function' &&
     typeof given.refuse === 'function' &&
     typeof given.options?.maxBodyBytes === 'number'
   )
     return;
-  throw new TypeError(`${name}: ${problem}; got ${describe(given)}.`);
+  throw optionError(name, `${problem}; got ${describe(given)}.`);
 }
 
-function describe(given: Partial<Receiver> | null | undefined): string {
+function describe(given: Partial<AdapterReceiver> | null | undefined): string {
   if (given === null || given === undefined) return String(given);
   if (typeof given !== 'object') return typeof given;
   if (typeof given.handle !== 'function') return 'an object without a handle() method';

@@ -1,11 +1,10 @@
-import { firstTime } from '../receiver/log-once.js';
-import type { Receiver } from '../receiver/receiver.js';
+import { firstTime } from '../base/log-once.js';
+import type { AdapterReceiver } from '../receiver/receiver.js';
 import {
-  errorResponse,
-  METHOD_NOT_ALLOWED,
   payloadTooLarge,
   RAW_BODY_UNAVAILABLE,
   type ReceiverResponse,
+  refusal,
 } from '../receiver/responses.js';
 
 /**
@@ -33,28 +32,26 @@ export type BodyRead<Body> =
   /** The client went away mid-body: nobody is left to answer. */
   | { aborted: true };
 
-const UNREADABLE = errorResponse(400, 'payload_invalid', 'The request body could not be read.');
+const UNREADABLE = refusal('payload_invalid', 'The request body could not be read.');
+const METHOD_NOT_ALLOWED = refusal('method_not_allowed', 'Webhook deliveries are POST requests.');
 
 /**
  * The one table from a refusal to its answer. `hint` is the entry's own remedy for a consumed body
  * (the framework's way to mount the route first), logged once per receiver.
  */
 export function entryRefusalResponse(
-  receiver: Receiver,
-  refusal: EntryRefusal,
+  receiver: AdapterReceiver,
+  reason: EntryRefusal,
   hint: string,
 ): ReceiverResponse {
   const { maxBodyBytes, bodyTimeoutMs, logger } = receiver.options;
-  switch (refusal) {
+  switch (reason) {
     case 'method':
       return METHOD_NOT_ALLOWED;
     case 'too-large':
       return payloadTooLarge(maxBodyBytes);
     case 'timed-out':
-      // The body trickles, so waiting longer helps no one: the connection closes after the answer.
-      return errorResponse(408, 'request_timeout', `The body did not arrive within ${bodyTimeoutMs} ms.`, {
-        connection: 'close',
-      });
+      return refusal('request_timeout', `The body did not arrive within ${bodyTimeoutMs} ms.`);
     case 'unreadable':
       return UNREADABLE;
     case 'already-used':
@@ -64,6 +61,6 @@ export function entryRefusalResponse(
 }
 
 /** The answer to `refusal`, counted and logged by the receiver like its own refusals. */
-export function refuseEntry(receiver: Receiver, refusal: EntryRefusal, hint: string): ReceiverResponse {
-  return receiver.refuse(entryRefusalResponse(receiver, refusal, hint));
+export function refuseEntry(receiver: AdapterReceiver, reason: EntryRefusal, hint: string): ReceiverResponse {
+  return receiver.refuse(entryRefusalResponse(receiver, reason, hint));
 }

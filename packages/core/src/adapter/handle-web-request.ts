@@ -1,4 +1,4 @@
-import type { Receiver, WaitUntil } from '../receiver/receiver.js';
+import type { AdapterReceiver, Receiver, WaitUntil } from '../receiver/receiver.js';
 import type { ReceiverResponse } from '../receiver/responses.js';
 import { refuseEntry } from './entry-refusal.js';
 import { internalError } from './internal-error.js';
@@ -29,12 +29,14 @@ export async function handleWebRequest(
   request: Request,
   options: WebRequestOptions = {},
 ): Promise<Response> {
+  // Every receiver from createReceiver has the adapter face; adapters check it at start-up (checkReceiver).
+  const entry = receiver as AdapterReceiver;
   if (request.method !== 'POST') {
     request.body?.cancel().catch(() => {});
-    return toResponse(refuseEntry(receiver, 'method', BODY_USED_HINT));
+    return toResponse(refuseEntry(entry, 'method', BODY_USED_HINT));
   }
   const read = await readWebBody(request, receiver.options);
-  if ('refused' in read) return toResponse(refuseEntry(receiver, read.refused, BODY_USED_HINT));
+  if ('refused' in read) return toResponse(refuseEntry(entry, read.refused, BODY_USED_HINT));
   const res = await receiver
     .handle({ rawBody: read.body, headers: request.headers, waitUntil: options.waitUntil })
     .catch((error: unknown) => internalError(receiver, error));

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { firstTime } from '../receiver/log-once.js';
+import { firstTime } from '../base/log-once.js';
 import type { Receiver } from '../receiver/receiver.js';
 import { type ReceiverResponse, rawBodyHint } from '../receiver/responses.js';
 import { isRawBody } from '../verify/raw-body.js';
@@ -41,8 +41,11 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
   checkReceiver(options.name, receiver);
   const hint = rawBodyHint(options.howToFix);
 
-  return (req, exchange) => {
-    if (req.method !== 'POST') return done(exchange.write(refuseEntry(receiver, 'method', hint)));
+  const handleSafely = (rawBody: unknown, headers: IncomingMessage['headers']) =>
+    receiver.handle({ rawBody, headers }).catch((error: unknown) => internalError(receiver, error));
+
+  return async (req, exchange) => {
+    if (req.method !== 'POST') return exchange.write(refuseEntry(receiver, 'method', hint));
     if (isRawBody(exchange.keptBody)) {
       if (isEncoded(req) && firstTime(receiver, 'decoded body hint')) {
         receiver.options.logger.warn(
@@ -50,43 +53,19 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
         );
       }
       // receiver.handle checks the limit on it again
-      return receiver.handle({ rawBody: exchange.keptBody, headers: req.headers }).then(
-        (response) => exchange.write(response),
-        (error: unknown) => exchange.write(internalError(receiver, error)),
-      );
+      return exchange.write(await handleSafely(exchange.keptBody, req.headers));
     }
     if (req.readableEnded || !req.readable) {
       // Another parser read the stream: reading again would wait for an 'end' that already happened.
-      return done(exchange.write(refuseEntry(receiver, 'already-used', hint)));
+      return exchange.write(refuseEntry(receiver, 'already-used', hint));
     }
-    // Callbacks, not awaits: this runs for every delivery, and each await is a microtask turn.
-    return new Promise<void>((resolve, reject) => {
-      readNodeBody(req, receiver.options, (read) => {
-        if ('aborted' in read) return resolve();
-        if ('refused' in read) {
-          const answer = refuseEntry(receiver, read.refused, hint);
-          answerRefusal(req, exchange.takeOver(), answer).then(resolve, reject);
-          return;
-        }
-        receiver.handle({ rawBody: read.body, headers: req.headers }).then(
-          (response) => {
-            exchange.write(response);
-            resolve();
-          },
-          (error: unknown) => {
-            exchange.write(internalError(receiver, error));
-            resolve();
-          },
-        );
-      });
-    });
+    const read = await readNodeBody(req, receiver.options);
+    if ('aborted' in read) return;
+    if ('refused' in read) {
+      return answerRefusal(req, exchange.takeOver(), refuseEntry(receiver, read.refused, hint));
+    }
+    exchange.write(await handleSafely(read.body, req.headers));
   };
-}
-
-const DONE = Promise.resolve();
-/** Takes the `write` call that just ran, and says the request is done. */
-function done(_written: unknown): Promise<void> {
-  return DONE;
 }
 
 function isEncoded(req: IncomingMessage): boolean {

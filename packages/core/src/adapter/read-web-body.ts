@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../verify/clock.js';
+import { type Clock, systemClock } from '../base/clock.js';
 import type { BodyRead } from './entry-refusal.js';
 
 /** What reading a Web `Request` body under the receiver's limits came to (never `aborted`). */

@@ -2,8 +2,10 @@
 // what a Web adapter needs, without the Node entry, whose body reader needs Node's streams. The Node
 // build's ./adapter (index.ts) re-exports all of it.
 
-export type { Receiver } from '../receiver/receiver.js';
+export type { AdapterReceiver, IncomingDelivery, Receiver } from '../receiver/receiver.js';
 export type { ReceiverResponse } from '../receiver/responses.js';
+export type { HeaderSource } from '../verify/headers.js';
+export type { RawBody } from '../verify/raw-body.js';
 // Every adapter's start-up check that it was given a receiver.
 export { checkReceiver } from './check-receiver.js';
 // For adapters with a shutdown hook: the default wait for handlers still running, and the option's check.

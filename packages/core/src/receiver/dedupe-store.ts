@@ -1,5 +1,3 @@
-export type Awaitable<T> = T | Promise<T>;
-
 /**
  * - `claimed`: this caller now holds the key until `complete`, `release` or the lease runs out.
  * - `in-flight`: someone else holds a live claim (another instance is processing the event).
@@ -40,41 +38,41 @@ export interface DedupeStore {
   /** true when keys live only in this process: the receiver warns when that is used in production. */
   readonly localKeys: boolean;
   /** Called once by the receiver before its first claim. */
-  init?(): Awaitable<void>;
+  init?(): Promise<void>;
   /** Atomically: if `key` is free (or its lease or retention ran out) hold it for `leaseMs` under `token`. */
-  claim(key: string, token: string, leaseMs: number): Awaitable<ClaimResult>;
+  claim(key: string, token: string, leaseMs: number): Promise<ClaimResult>;
   /** Marks a claim done and keeps it `retainMs`; false (and no change) unless `token` holds a live claim. */
-  complete(key: string, token: string, retainMs: number): Awaitable<boolean>;
+  complete(key: string, token: string, retainMs: number): Promise<boolean>;
   /** Frees a claim so a redelivery can process it; false (and no change) unless `token` holds a live claim. */
-  release(key: string, token: string): Awaitable<boolean>;
+  release(key: string, token: string): Promise<boolean>;
   /**
    * Sets a live claim held by `token` to expire `leaseMs` from now (atomically: check and extend in one
    * step), so a handler that runs longer than the lease is not claimed again by a redelivery. false (and no
    * change) unless `token` holds a live claim: a completed, released, expired or foreign key stays as it is.
    * Owners call it every `leaseMs / 3` while handlers run, so two renewals in a row can be lost or late
-   * before the lease runs out (the receiver does; `LeaseKeeper` from `@sms-webhooks/core/adapter` does it for
+   * before the lease runs out (the receiver does; `LeaseKeeper` from `@sms-webhooks/core/queue` does it for
    * other owners, such as the BullMQ worker). A store without it cannot protect slow handlers: its claims run
    * out after `leaseMs` whatever runs, and `runDedupeStoreContract` fails unless told `{ renew: false }`.
    */
-  renew?(key: string, token: string, leaseMs: number): Awaitable<boolean>;
+  renew?(key: string, token: string, leaseMs: number): Promise<boolean>;
   /**
    * For the receiver's `order` option (the four order methods come together). Atomically, for the object
    * `key`: `stale` when `version` is not newer than the object's completed version; `in-flight` when
    * another token holds the object's live lease; otherwise hold the object for `leaseMs` under `token`.
    * Versions compare as strings, bytewise (the receiver encodes them so that this is their order).
    */
-  claimOrder?(key: string, version: string, token: string, leaseMs: number): Awaitable<OrderClaimResult>;
+  claimOrder?(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult>;
   /**
    * Atomically: the object's completed version becomes the greater of it and `version` (never goes back),
    * kept at least `retainMs`; the lease is freed if `token` holds it. true when `token` held it.
    */
-  completeOrder?(key: string, version: string, token: string, retainMs: number): Awaitable<boolean>;
+  completeOrder?(key: string, version: string, token: string, retainMs: number): Promise<boolean>;
   /** Frees the object's lease if `token` holds it; its completed version stays. */
-  releaseOrder?(key: string, token: string): Awaitable<boolean>;
+  releaseOrder?(key: string, token: string): Promise<boolean>;
   /** Extends the object's lease to `leaseMs` from now if `token` holds it live, as `renew` does for events. */
-  renewOrder?(key: string, token: string, leaseMs: number): Awaitable<boolean>;
+  renewOrder?(key: string, token: string, leaseMs: number): Promise<boolean>;
   /** Called by `receiver.close()`. Must not close connections the store was handed by the user. */
-  shutdown?(): Awaitable<void>;
+  shutdown?(): Promise<void>;
 }
 
 export function isDedupeStore(value: unknown): value is DedupeStore {

@@ -1,5 +1,6 @@
-import type { Logger } from '../verify/logger.js';
-import { describeError, isPromiseLike } from './describe-error.js';
+import { describeError } from '../base/describe-error.js';
+import type { Logger } from '../base/logger.js';
+import { optionError } from '../base/option-checks.js';
 import type { WebhookHandlerError } from './handler-error.js';
 
 export type ErrorHandler = (error: WebhookHandlerError) => unknown;
@@ -11,7 +12,7 @@ export class ErrorHooks {
   constructor(readonly logger: Logger) {}
 
   add(hook: ErrorHandler): void {
-    if (typeof hook !== 'function') throw new TypeError('sms-webhooks: onError(handler) needs a function.');
+    if (typeof hook !== 'function') throw optionError('sms-webhooks', 'onError(handler) needs a function.');
     this.#hooks.push(hook);
   }
 
@@ -28,8 +29,7 @@ export class ErrorHooks {
   callEach<A extends unknown[]>(name: string, hooks: readonly ((...args: A) => unknown)[], ...args: A): void {
     for (const hook of hooks) {
       try {
-        const result = hook(...args);
-        if (isPromiseLike(result)) Promise.resolve(result).catch((e) => this.hookFailed(name, e));
+        Promise.resolve(hook(...args)).catch((e: unknown) => this.hookFailed(name, e));
       } catch (e) {
         this.hookFailed(name, e);
       }

@@ -1,7 +1,8 @@
+import { optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent, EventType } from '../verify/event-types.js';
 import type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './handler-registry.js';
-import type { Receiver } from './receiver.js';
-import { runHandlers } from './run-handlers.js';
+import { runHandlers } from './handler-run.js';
+import type { AdapterReceiver, Receiver } from './receiver.js';
 
 /** Handlers by event type, and `'*'` for every event; each entry one handler or several. */
 export type WebhookHandlers = {
@@ -20,15 +21,15 @@ function list(entry: unknown): AnyWebhookHandler[] {
   return (Array.isArray(entry) ? entry : [entry]) as AnyWebhookHandler[];
 }
 
-function isReceiver(value: unknown): value is Receiver {
-  return typeof (value as Receiver | null)?.runHandlers === 'function';
+function isReceiver(value: unknown): value is AdapterReceiver {
+  return typeof (value as AdapterReceiver | null)?.runHandlers === 'function';
 }
 
 /** Same rules as a receiver: all matching handlers run concurrently, failures gathered in one error. */
 function fromMap(handlers: WebhookHandlers, owner: string): RunHandlers {
   for (const [type, entry] of Object.entries(handlers)) {
     if (!list(entry).every((h) => typeof h === 'function')) {
-      throw new TypeError(`${owner}: the handler for \`${type}\` must be a function or an array of them.`);
+      throw optionError(owner, `the handler for \`${type}\` must be a function or an array of them.`);
     }
   }
   const map = handlers as Record<string, unknown>;
@@ -47,9 +48,10 @@ export function toRunHandlers(source: Receiver | WebhookHandlers, owner: string)
     return (event, ctx, traceContext) => source.runHandlers(event, ctx, { traceContext });
   }
   if (typeof source !== 'object' || source === null) {
-    throw new TypeError(
-      `${owner}: createWorker needs a receiver (createReceiver) or a map of handlers by event type.`,
+    throw optionError(
+      owner,
+      `createWorker needs a receiver (createReceiver) or a map of handlers by event type.`,
     );
   }
-  return fromMap(source, owner);
+  return fromMap(source as WebhookHandlers, owner);
 }

@@ -1,140 +1,140 @@
-import type { Delivery } from './delivery.js';
-import { isPromiseLike } from './describe-error.js';
+import { describeError } from '../base/describe-error.js';
+import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { ErrorHooks } from './error-hooks.js';
-import type { WebhookHandlerError } from './handler-error.js';
-import type { InFlight } from './in-flight.js';
-import type { Held, LeaseKeeper } from './lease-keeper.js';
+import { WebhookHandlerError } from './handler-error.js';
+import type { AnyWebhookHandler, HandlerContext } from './handler-registry.js';
+import { observeStore as call, type HandlerObserver } from './instrumentation.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import type { Delivery } from './pipeline.js';
 import type { ResolvedOptions } from './receiver-options.js';
-import { runHandlers } from './run-handlers.js';
-import type { StoreSteps } from './store-steps.js';
 
-/** One delivery's handler run in progress. */
-interface Run {
-  readonly d: Delivery;
-  readonly attempts: number;
-  /** Runs done so far. */
-  done: number;
-  readonly lease: Held | undefined;
-  readonly objectLease: Held | undefined;
-  readonly settled: ((error: unknown) => void) | undefined;
+/** Every handler runs, concurrently; their failures come back as one error, never as a rejection. */
+export async function runHandlers(
+  handlers: readonly AnyWebhookHandler[],
+  event: AnyWebhookEvent,
+  ctx: HandlerContext,
+  obs?: HandlerObserver,
+): Promise<WebhookHandlerError | undefined> {
+  const results = await Promise.allSettled(
+    handlers.map(async (h) => (obs === undefined ? h(event, ctx) : obs.runHandler(h, () => h(event, ctx)))),
+  );
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+  return errors.length === 0 ? undefined : new WebhookHandlerError(errors, event);
 }
 
 /**
  * A delivery's handler run and its end: the handlers (again, after a wait, when a run fails and the
- * service will not retry), then the outcome recorded (finish or release). Claims stay renewed throughout.
+ * service will not retry), then the outcome recorded in the store. Claims stay renewed throughout.
  */
 export class HandlerRun {
-  /** Waits between retries still to come, so that drain can cut them short. */
+  readonly leases: LeaseKeeper;
+  readonly orderLeases: LeaseKeeper;
+  /** Waits between retries still to come, so that a drain can cut them short. */
   readonly #waiting = new Set<() => void>();
-  #hurry = false;
+  #skipWaits = false;
 
   constructor(
     readonly opts: ResolvedOptions,
-    readonly store: StoreSteps,
-    readonly leases: LeaseKeeper,
-    readonly orderLeases: LeaseKeeper | undefined,
     readonly errors: ErrorHooks,
-    readonly inFlight: InFlight,
-  ) {}
-
-  /**
-   * Resolves with the failure, if any, and never rejects: a background run's promise has no one to catch
-   * it. `retries` is false when the service will retry a failure itself ('after-handlers').
-   */
-  runAndFinish(d: Delivery, retries: boolean): Promise<unknown> {
-    return new Promise((resolve) => this.start(d, retries, resolve));
+  ) {
+    const { store, leaseMs, logger, clock } = opts;
+    this.leases = new LeaseKeeper(store, leaseMs, logger, clock);
+    this.orderLeases = new LeaseKeeper({ renew: store.renewOrder?.bind(store) }, leaseMs, logger, clock);
   }
 
   /**
-   * `runAndFinish` without a promise of its own, for the background run of every accepted event: with a
-   * handler that answers at once and a synchronous store it runs to the end in this call; otherwise it
-   * goes on from each promise it has to wait for. `settled` is given the failure, if any, at the end.
+   * Runs the handlers, records the outcome and reports a failure. Resolves with the failure, if any, and
+   * never rejects: a background run's promise has no one to catch it. `retries` is false when the service
+   * will retry a failure itself ('after-handlers').
    */
-  start(d: Delivery, retries: boolean, settled?: (error: unknown) => void): void {
-    const { event, token, order } = d;
-    const run: Run = {
-      d,
-      attempts: retries ? this.opts.retry.attempts : 1,
-      done: 0,
-      lease: token === undefined ? undefined : this.leases.hold(event.id, token),
-      objectLease: order === undefined ? undefined : this.orderLeases?.hold(order.key, order.token),
-      settled,
-    };
-    this.#attempt(run);
-  }
-
-  #attempt(run: Run): void {
-    const { d } = run;
-    let outcome: ReturnType<typeof runHandlers>;
+  async runAndFinish(d: Delivery, retries: boolean): Promise<WebhookHandlerError | undefined> {
+    const { event, token, order, obs } = d;
+    const attempts = retries ? this.opts.retry.attempts : 1;
+    const lease = token === undefined ? undefined : this.leases.hold(event.id, token);
+    const objectLease = order === undefined ? undefined : this.orderLeases.hold(order.key, order.token);
+    let recorded = true;
     try {
-      outcome = runHandlers(d.handlers, d.event, d.ctx, d.obs);
-    } catch (e) {
-      this.#end(run, e); // only an instrumentation that throws: the outcome is unknown
-      return;
-    }
-    if (isPromiseLike(outcome)) outcome.then((error) => this.#ran(run, error));
-    else this.#ran(run, outcome);
-  }
-
-  #ran(run: Run, error: WebhookHandlerError | undefined): void {
-    const { d } = run;
-    d.error = error;
-    if (error !== undefined && ++run.done < run.attempts) {
-      this.#wait(this.opts.retry.waitMs(run.done - 1)).then(() => this.#attempt(run));
-      return;
-    }
-    this.leases.release(run.lease);
-    this.orderLeases?.release(run.objectLease);
-    const { event, token, obs, order } = d;
-    try {
-      const finished =
-        token === undefined
-          ? undefined
-          : this.store.finish(event.id, token, error === undefined, this.opts.retainMs, obs, order);
-      if (isPromiseLike(finished)) {
-        finished.then(
-          () => this.#end(run, undefined),
-          (e: unknown) => this.#end(run, e),
-        );
-        return;
+      for (let done = 1; ; done++) {
+        d.error = await runHandlers(d.handlers, event, d.ctx!, obs);
+        if (d.error === undefined || done >= attempts) break;
+        await this.#wait(this.opts.retry.waitMs(done - 1));
       }
-    } catch (e) {
-      this.#end(run, e);
-      return;
+    } catch {
+      recorded = false; // only an instrumentation that throws: the outcome is unknown, the lease runs out
+    } finally {
+      lease?.release();
+      objectLease?.release();
     }
-    this.#end(run, undefined);
-  }
-
-  /**
-   * The outcome stands whatever happens here; `thrown` is a logger that threw (hooks are contained),
-   * which ends the run like any other failure to record it.
-   */
-  #end(run: Run, thrown: unknown): void {
-    const { d } = run;
-    this.leases.release(run.lease);
-    this.orderLeases?.release(run.objectLease);
+    if (recorded && token !== undefined) await this.finish(d, d.error === undefined);
     try {
-      if (thrown === undefined && d.error) this.errors.report(d.error);
+      if (recorded && d.error !== undefined) this.errors.report(d.error);
     } catch {
       // Only a logger that throws gets here (hooks are contained). The outcome stands.
     }
-    d.obs?.finished(d.error);
-    if (d.run) this.inFlight.finish(d.run, d.error);
-    run.settled?.(d.error);
+    obs?.finished(d.error);
+    return d.error;
   }
 
-  /** Until `calm`, retries run at once: a drain (a shutdown) is waiting for them. */
-  hurry(): void {
-    this.#hurry = true;
-    for (const wake of [...this.#waiting]) wake();
+  /**
+   * Success completes the record (kept `retainMs`); failure releases it so a redelivery runs it. With an
+   * object slot (`order`), its version advances first: should the process die between the two, a
+   * redelivery of this event is then stale rather than run again over a newer one. Never rejects.
+   */
+  async finish(d: Delivery, succeeded: boolean): Promise<void> {
+    const { order, obs, event } = d;
+    const { store, retainMs } = this.opts;
+    try {
+      if (order !== undefined) {
+        if (succeeded) {
+          await call(obs, 'completeOrder', () =>
+            store.completeOrder!(order.key, order.version, order.token, retainMs),
+          );
+        } else {
+          await call(obs, 'releaseOrder', () => store.releaseOrder!(order.key, order.token));
+        }
+      }
+    } catch (error) {
+      return this.#recordFailed(event.id, error);
+    }
+    return this.record(d, succeeded, retainMs);
   }
 
-  calm(): void {
-    this.#hurry = false;
+  /** The event's own record: completed, or released for a redelivery. Never rejects. */
+  async record(d: Delivery, succeeded: boolean, retainMs: number): Promise<void> {
+    const { store } = this.opts;
+    const { event, token, obs } = d;
+    try {
+      if (succeeded) await call(obs, 'complete', () => store.complete(event.id, token!, retainMs));
+      else await call(obs, 'release', () => store.release(event.id, token!));
+    } catch (error) {
+      this.#recordFailed(event.id, error);
+    }
+  }
+
+  /** Best effort, off the answer's path: if this fails too, the lease runs out. */
+  async release(d: Delivery): Promise<void> {
+    try {
+      await this.opts.store.release(d.event.id, d.token!);
+    } catch (error) {
+      this.opts.logger.error(
+        `sms-webhooks: dedupe store failed to release ${d.event.id}: ${describeError(error)}`,
+      );
+    }
+  }
+
+  /** The lease will run out on its own; a redelivery then finds the event free again. */
+  #recordFailed(key: string, error: unknown): void {
+    this.opts.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(error)}`);
+  }
+
+  /** While a drain (a shutdown) waits, retries run at once. */
+  skipWaits(skip: boolean): void {
+    this.#skipWaits = skip;
+    if (skip) for (const wake of [...this.#waiting]) wake();
   }
 
   #wait(ms: number): Promise<void> {
-    if (this.#hurry) return Promise.resolve();
+    if (this.#skipWaits) return Promise.resolve();
     return new Promise((resolve) => {
       const wake = () => {
         cancel();

@@ -79,11 +79,8 @@ export interface HandlerObserver {
 export interface DeliveryObserver extends HandlerObserver {
   /** The signature, timestamp and envelope checked out. `attempt` is the delivery-attempt header. */
   verified(event: AnyWebhookEvent, attempt: number | undefined): void;
-  /**
-   * Runs one store operation (or the dispatch) and returns what `call` returns, unchanged: a plain value
-   * stays a plain value (a synchronous store keeps its fast path). A throw or a rejection passes through.
-   */
-  store<R>(operation: StoreOperation, call: () => R): R;
+  /** Runs one store operation (or the dispatch) and returns what `call` returns; a rejection passes through. */
+  store<R>(operation: StoreOperation, call: () => Promise<R>): Promise<R>;
   /**
    * The delivery's trace context, asked for before a `dispatch` so the queue can carry it to the worker
    * (`DispatchedEvent.traceContext`); undefined when there is none (not sampled).
@@ -95,4 +92,13 @@ export interface DeliveryObserver extends HandlerObserver {
   threw(error: unknown): void;
   /** The handlers ran and their outcome was recorded; `error` holds every handler failure. */
   finished(error: WebhookHandlerError | undefined): void;
+}
+
+/** A store call, through a delivery's observer when there is one. */
+export function observeStore<R>(
+  obs: DeliveryObserver | undefined,
+  operation: StoreOperation,
+  call: () => Promise<R>,
+): Promise<R> {
+  return obs === undefined ? call() : obs.store(operation, call);
 }

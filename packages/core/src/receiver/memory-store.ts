@@ -1,5 +1,5 @@
-import type { Logger } from '../verify/logger.js';
-import { positiveOption } from '../verify/option-checks.js';
+import type { Logger } from '../base/logger.js';
+import { positiveOption } from '../base/option-checks.js';
 import type { ClaimResult, DedupeStore, OrderClaimResult } from './dedupe-store.js';
 import { MemoryOrder } from './memory-order.js';
 
@@ -66,7 +66,7 @@ export class MemoryStore implements DedupeStore {
     return this.#completed;
   }
 
-  claim(key: string, token: string, leaseMs: number): ClaimResult {
+  async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
     const now = this.#now() - this.#epoch;
     const record = this.#records.get(key);
     if (typeof record === 'number') {
@@ -82,7 +82,7 @@ export class MemoryStore implements DedupeStore {
     return 'claimed';
   }
 
-  complete(key: string, token: string, retainMs: number): boolean {
+  async complete(key: string, token: string, retainMs: number): Promise<boolean> {
     const now = this.#now() - this.#epoch;
     if (!this.#takeClaim(key, token, now, false)) return false;
     this.#dropOldest(now);
@@ -93,11 +93,11 @@ export class MemoryStore implements DedupeStore {
     return true;
   }
 
-  release(key: string, token: string): boolean {
+  async release(key: string, token: string): Promise<boolean> {
     return this.#takeClaim(key, token, this.#now() - this.#epoch, true);
   }
 
-  renew(key: string, token: string, leaseMs: number): boolean {
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const now = this.#now() - this.#epoch;
     const held = this.#records.get(key);
     if (typeof held !== 'object' || held.token !== token || held.expires <= now) return false;
@@ -105,21 +105,21 @@ export class MemoryStore implements DedupeStore {
     return true;
   }
 
-  claimOrder(key: string, version: string, token: string, leaseMs: number): OrderClaimResult {
+  async claimOrder(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult> {
     this.#objects ??= new MemoryOrder(this.maxEntries);
     return this.#objects.claim(key, version, token, leaseMs, this.#now());
   }
 
-  completeOrder(key: string, version: string, token: string, retainMs: number): boolean {
+  async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
     this.#objects ??= new MemoryOrder(this.maxEntries);
     return this.#objects.complete(key, version, token, retainMs, this.#now());
   }
 
-  releaseOrder(key: string, token: string): boolean {
+  async releaseOrder(key: string, token: string): Promise<boolean> {
     return this.#objects?.release(key, token, this.#now()) ?? false;
   }
 
-  renewOrder(key: string, token: string, leaseMs: number): boolean {
+  async renewOrder(key: string, token: string, leaseMs: number): Promise<boolean> {
     return this.#objects?.renew(key, token, leaseMs, this.#now()) ?? false;
   }
 

@@ -1,5 +1,5 @@
+import { describeValue, optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
-import { describeValue, optionError } from '../verify/option-checks.js';
 
 /** What an `order` function says of an event: the object it updates, and the version it brings. */
 export interface OrderKey {

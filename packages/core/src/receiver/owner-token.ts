@@ -1,4 +1,4 @@
-import { platform } from '../verify/platform/index.js';
+import { platform } from '../base/platform/index.js';
 
 // A claim's owner token must differ from every other claim's, across instances and within one: a random
 // prefix per process and a counter give that, for a string concatenation instead of a random draw per

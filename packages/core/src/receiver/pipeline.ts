@@ -1,68 +1,88 @@
+import { describeError } from '../base/describe-error.js';
+import { firstTime } from '../base/log-once.js';
 import { parseAttempt } from '../verify/attempt.js';
 import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/raw-body.js';
-import { createVerifier, type Verifier } from '../verify/verify-webhook.js';
-import type { ClaimResult } from './dedupe-store.js';
-import { Delivery, type IncomingDelivery } from './delivery.js';
-import { describeError, isPromiseLike } from './describe-error.js';
-import { dispatchStep } from './dispatch-step.js';
+import { verifyDelivery } from '../verify/verify-webhook.js';
+import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
+import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
-import type { HandlerRegistry } from './handler-registry.js';
+import type { WebhookHandlerError } from './handler-error.js';
+import type { AnyWebhookHandler, HandlerContext, HandlerRegistry, OrderClaim } from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
 import { InFlight } from './in-flight.js';
-import type { DeliveryObserver, InstrumentedReceiver } from './instrumentation.js';
-import { LeaseKeeper } from './lease-keeper.js';
-import { firstTime } from './log-once.js';
-import { OrderStep } from './order-step.js';
+import { type DeliveryObserver, type InstrumentedReceiver, observeStore } from './instrumentation.js';
 import { ownerToken } from './owner-token.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
   DUPLICATE,
-  errorResponse,
   IGNORED,
   payloadTooLarge,
   RAW_BODY_HINT,
   RAW_BODY_UNAVAILABLE,
   RECEIVED,
   type ReceiverResponse,
-  storeUnavailable,
+  refusal,
+  STALE,
 } from './responses.js';
-import { StoreSteps } from './store-steps.js';
 
-type NextTurn = (fn: typeof runInBackground, pipeline: DeliveryPipeline, d: Delivery) => unknown;
-const timeoutTurn: NextTurn = (fn, ...args) => setTimeout(fn, 0, ...args);
-/**
- * Handlers start on the next turn. Workers and edge runtimes have no setImmediate, and Next.js's edge
- * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their next turn.
- */
-let nextTurn: NextTurn =
-  globalThis.setImmediate === undefined ||
-  typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string'
-    ? timeoutTurn
-    : (globalThis.setImmediate as unknown as NextTurn);
+/** A platform's keep-alive for work after the response (Workers' `ctx.waitUntil`, Vercel's `waitUntil`). */
+export type WaitUntil = (promise: Promise<unknown>) => void;
 
-function runInBackground(pipeline: DeliveryPipeline, d: Delivery): void {
-  pipeline.run.start(d, true);
+export interface IncomingDelivery {
+  /** The body exactly as received. Anything else (a parsed object) is answered 500 raw_body_unavailable. */
+  rawBody: unknown;
+  headers: HeaderSource;
+  /**
+   * For platforms that freeze after the response (Vercel, Cloudflare): given the background handler run
+   * of an accepted event ('immediately' mode), e.g. `ctx.waitUntil`. The promise never rejects.
+   */
+  waitUntil?: WaitUntil;
 }
 
 /**
- * The walk of one delivery: verify → route → claim → respond (or dispatch) → finish (or release). Each
- * step answers synchronously when it can (node:crypto, MemoryStore, 'immediately'): an await on a value
- * that is not a promise still costs a microtask turn, on every delivery.
+ * A later turn of the event loop. Workers and edge runtimes have no setImmediate, and Next.js's edge
+ * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their later turn.
+ */
+function laterTurn(): Promise<void> {
+  const edge = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function' && !edge) setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
+/** An event answered `stale`: older than the newest version already completed for its object. */
+export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => unknown;
+
+/** One verified delivery on its way through the steps: what each step needs travels here. */
+export interface Delivery {
+  readonly event: AnyWebhookEvent;
+  readonly handlers: readonly AnyWebhookHandler[];
+  readonly obs: DeliveryObserver | undefined;
+  /** The dedupe claim's token; undefined when the store was down and `onStoreError: 'process'` let it by. */
+  token?: string;
+  /** The object slot this run holds (`order`). */
+  order?: OrderClaim;
+  ctx?: HandlerContext;
+  /** Every handler failure of the last run. */
+  error?: WebhookHandlerError;
+}
+
+/**
+ * The walk of one delivery: verify → route → claim → order → respond (or dispatch) → finish. Each step
+ * is a method below, in that order; the handler run and the finish are in handler-run.ts.
  */
 export class DeliveryPipeline {
   readonly inFlight: InFlight;
-  readonly leases: LeaseKeeper;
-  readonly store: StoreSteps;
   readonly run: HandlerRun;
-  /** The `order` step; undefined when ordering is off (no cost then). */
-  readonly order: OrderStep | undefined;
-  readonly #verify: Verifier;
+  readonly staleHooks: StaleHandler[] = [];
   readonly #retryAfter: Readonly<Record<string, string>>;
   readonly #instrumented: InstrumentedReceiver;
+  #ready: Promise<void> | undefined;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -70,32 +90,19 @@ export class DeliveryPipeline {
     readonly refusals: Refusals,
     readonly errors: ErrorHooks,
   ) {
-    const { keys, tolerance, names, store, leaseMs, logger, respond, clock } = opts;
-    this.#verify = createVerifier(keys, tolerance, names, clock);
-    this.leases = new LeaseKeeper(store, leaseMs, logger, clock);
-    this.inFlight = new InFlight(clock);
-    this.store = new StoreSteps(store, logger);
-    this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(leaseMs / 1000))) };
-    this.order =
-      opts.order === undefined
-        ? undefined
-        : new OrderStep(opts, this.store, refusals, errors, this.#retryAfter);
-    this.run = new HandlerRun(opts, this.store, this.leases, this.order?.leases, errors, this.inFlight);
-    this.#instrumented = Object.freeze({ store: store.constructor?.name || 'custom', respond });
+    this.inFlight = new InFlight(opts.clock);
+    this.run = new HandlerRun(opts, errors);
+    this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(opts.leaseMs / 1000))) };
+    this.#instrumented = Object.freeze({
+      store: opts.store.constructor?.name || 'custom',
+      respond: opts.respond,
+    });
   }
 
+  /** The whole flow for one delivery, followed by the instrumentation's observer when there is one. */
   handle(incoming: IncomingDelivery): Promise<ReceiverResponse> {
-    const instrumentation = this.opts.instrumentation;
-    if (instrumentation === undefined) return this.#walk(incoming, undefined);
-    const obs = instrumentation.startDelivery(incoming.headers ?? {}, this.#instrumented);
-    return obs === undefined ? this.#walk(incoming, undefined) : this.#observed(obs, incoming);
-  }
-
-  /**
-   * `handle` with an observer following the delivery: it sees the answer, or the throw. A `then` rather
-   * than an async function: one promise fewer, and under an SDK's context manager every promise is hooked.
-   */
-  #observed(obs: DeliveryObserver, incoming: IncomingDelivery): Promise<ReceiverResponse> {
+    const obs = this.opts.instrumentation?.startDelivery(incoming.headers ?? {}, this.#instrumented);
+    if (obs === undefined) return this.#walk(incoming, undefined);
     return this.#walk(incoming, obs).then(
       (response) => {
         // Only an accepted event in 'immediately' mode has handlers still to run after the answer.
@@ -121,57 +128,50 @@ export class DeliveryPipeline {
     if (rawBodyByteLength(rawBody) > this.opts.maxBodyBytes) {
       return this.refusals.refuse(payloadTooLarge(this.opts.maxBodyBytes));
     }
-    let event = this.#verifyStep(rawBody, headers);
-    if (isPromiseLike(event)) event = await event;
+    const event = await this.#verify(rawBody, headers);
     if (!('id' in event)) return event;
     const attempt = parseAttempt(readHeader(headers, this.opts.names.attempt));
     obs?.verified(event, attempt ?? undefined);
 
     const handlers = this.registry.for(event.type);
     if (handlers.length === 0) return this.#ignore(event);
-    const d = new Delivery(event, handlers, headers, incoming.waitUntil, obs);
-
-    let claimed = this.#claimStep(d);
-    if (isPromiseLike(claimed)) claimed = await claimed;
-    if (claimed !== undefined) return claimed;
-    if (this.order !== undefined) {
-      let ordered = this.order.claim(d);
-      if (isPromiseLike(ordered)) ordered = await ordered;
-      if (ordered !== undefined) return ordered;
-    }
+    const d: Delivery = { event, handlers, obs };
+    const refused = (await this.#claim(d)) ?? (await this.#claimOrder(d));
+    if (refused !== undefined) return refused;
 
     try {
       d.ctx = {
-        attempt: this.#attempt(attempt, d),
+        attempt: this.#attempt(attempt, event),
         receivedAt: new Date(this.opts.clock.now()),
         claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
       };
       if (d.order !== undefined) d.ctx.order = d.order;
-      if (this.opts.dispatch !== undefined) return dispatchStep(d, this.opts, this.store, this.refusals);
-      return this.#respondStep(d);
+      if (this.opts.dispatch !== undefined) return await this.#dispatch(d);
+      return await this.#respond(d, incoming.waitUntil);
     } catch (error) {
       // A bug past the claim (not bad input): give the claims back, so the service's retry is not 409.
-      if (d.token !== undefined) void this.store.finish(event.id, d.token, false, 0, obs, d.order);
+      if (d.token !== undefined) void this.run.finish(d, false);
       throw error;
     }
   }
 
-  /** Signature, freshness, envelope: the event, or the refusal to answer (a promise on Web Crypto). */
-  #verifyStep(
+  /** Signature, freshness, envelope: the event, or the refusal to answer. */
+  async #verify(
     rawBody: string | Uint8Array,
     headers: HeaderSource,
-  ): AnyWebhookEvent | ReceiverResponse | Promise<AnyWebhookEvent | ReceiverResponse> {
+  ): Promise<AnyWebhookEvent | ReceiverResponse> {
+    const { secrets, tolerance, names, clock } = this.opts;
     try {
-      const verified = this.#verify(rawBody, headers);
-      return isPromiseLike(verified) ? verified.then(undefined, (e) => this.#refuseUnverified(e)) : verified;
+      return await verifyDelivery(
+        rawBody,
+        headers,
+        { secrets, tolerance, names },
+        Math.floor(clock.now() / 1000),
+      );
     } catch (error) {
-      return this.#refuseUnverified(error);
+      if (!isWebhookVerificationError(error)) throw error;
+      return this.refusals.refuse(refusal(error.code, error.message), error.message);
     }
-  }
-
-  #refuseUnverified(error: unknown): ReceiverResponse {
-    if (!isWebhookVerificationError(error)) throw error;
-    return this.refusals.refuse(errorResponse(error.status, error.code, error.message), error.message);
   }
 
   #ignore(event: AnyWebhookEvent): ReceiverResponse {
@@ -185,75 +185,110 @@ export class DeliveryPipeline {
   }
 
   /** Undefined once `d` holds the claim (or runs without one); otherwise the answer that ends it. */
-  #claimStep(d: Delivery): ReceiverResponse | undefined | Promise<ReceiverResponse | undefined> {
+  async #claim(d: Delivery): Promise<ReceiverResponse | undefined> {
+    const { store, leaseMs } = this.opts;
     const token = ownerToken();
-    let answer: ClaimResult | Promise<ClaimResult>;
+    let claimed: ClaimResult;
     try {
-      answer = this.store.claim(d.event, token, this.opts.leaseMs, d.obs);
+      this.#ready ??= Promise.resolve(store.init?.()).catch((error: unknown) => {
+        this.#ready = undefined; // try again on the next delivery
+        throw error;
+      });
+      await this.#ready;
+      claimed = await observeStore(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
     } catch (error) {
-      return this.#storeFailed(d, error);
+      return this.#storeFailed(d, error, 'dedupe');
     }
-    // A synchronous store (MemoryStore) answers with a string: no microtask hop for it.
-    if (typeof answer === 'string') return this.#claimed(d, answer, token);
-    return Promise.resolve(answer).then(
-      (claimed) => this.#claimed(d, claimed, token),
-      (error) => this.#storeFailed(d, error),
-    );
-  }
-
-  #claimed(d: Delivery, claimed: ClaimResult, token: string): ReceiverResponse | undefined {
     if (claimed === 'claimed') {
       d.token = token;
       return undefined;
     }
     if (claimed === 'completed') return DUPLICATE;
     const message = `Event ${d.event.id} is being processed right now; retry later.`;
-    return this.refusals.refuse(errorResponse(409, 'in_flight', message, this.#retryAfter));
+    return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
   }
 
-  #storeFailed(d: Delivery, error: unknown): ReceiverResponse | undefined {
-    const { logger, onStoreError } = this.opts;
-    if (onStoreError === 'reject') {
-      logger.error(
-        `sms-webhooks: dedupe store unavailable, answering 503 for ${d.event.id}: ${describeError(error)}`,
-      );
-      const message = 'The dedupe store is unavailable; retry later.';
-      return this.refusals.refuse(storeUnavailable(message));
+  /**
+   * The `order` step: one atomic store call decides whether the event is newer than what its object has
+   * completed (`claimed`), older (`stale`: 200, no handler) or waits for another event of the same object
+   * (`in-flight`: 409, the service retries). Undefined once `d` holds its object or is not ordered.
+   */
+  async #claimOrder(d: Delivery): Promise<ReceiverResponse | undefined> {
+    const { order, store, leaseMs, retainMs } = this.opts;
+    const { event, token } = d;
+    // No order without a claim: the store was down and 'process' let the event by.
+    if (order === undefined || token === undefined) return undefined;
+    let slot: ReturnType<typeof order>;
+    try {
+      slot = order(event);
+    } catch (error) {
+      slot = { invalid: `the order function threw for ${event.id}: ${describeError(error)}` };
     }
-    logger.warn(
-      `sms-webhooks: dedupe store unavailable, processing ${d.event.id} without dedupe: ${describeError(error)}`,
+    if (slot === undefined) return undefined;
+    if ('invalid' in slot) {
+      const detail = slot.invalid;
+      this.refusals.sampled.warn('unordered events', () => `${detail}; handled without ordering.`);
+      return undefined;
+    }
+    const { key, version } = slot;
+    let result: OrderClaimResult;
+    try {
+      result = await observeStore(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));
+    } catch (error) {
+      const answer = this.#storeFailed(d, error, 'ordering');
+      if (answer !== undefined) void this.run.release(d);
+      return answer;
+    }
+    if (result === 'claimed') {
+      d.order = { key, version, token };
+      return undefined;
+    }
+    if (result === 'stale') {
+      // Done for good: a redelivery of it is a duplicate. Off the answer's path (no second round trip).
+      void this.run.record(d, true, retainMs);
+      this.refusals.sampled.warn(
+        'stale events',
+        () =>
+          `${event.id} (${event.type}) is older than the newest event completed for ${key}; answered stale, no handler ran.`,
+      );
+      this.errors.callEach('onStale', this.staleHooks, event, { key });
+      return STALE;
+    }
+    void this.run.release(d);
+    const message = `Another event of the same object is being processed right now (${event.id}); retry later.`;
+    return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
+  }
+
+  /** The store failed: 503 so the service retries ('reject'), or on without it ('process'). */
+  #storeFailed(d: Delivery, error: unknown, what: 'dedupe' | 'ordering'): ReceiverResponse | undefined {
+    const { logger, onStoreError } = this.opts;
+    if (onStoreError === 'process') {
+      logger.warn(
+        `sms-webhooks: dedupe store unavailable, processing ${d.event.id} without ${what}: ${describeError(error)}`,
+      );
+      return undefined;
+    }
+    logger.error(
+      `sms-webhooks: dedupe store unavailable, answering 503 for ${d.event.id}: ${describeError(error)}`,
     );
-    return undefined;
+    return this.refusals.refuse(
+      refusal('store_unavailable', 'The dedupe store is unavailable; retry later.'),
+    );
   }
 
   /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
-  #respondStep(d: Delivery): ReceiverResponse | Promise<ReceiverResponse> {
+  async #respond(d: Delivery, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
     if (this.opts.respond === 'after-handlers') {
-      return this.run
-        .runAndFinish(d, false)
-        .then((error) =>
-          error
-            ? errorResponse(
-                500,
-                'handler_failed',
-                `A handler failed for ${d.event.id}; the service will retry.`,
-              )
-            : RECEIVED,
-        );
+      const error = await this.run.runAndFinish(d, false);
+      if (error === undefined) return RECEIVED;
+      return refusal('handler_failed', `A handler failed for ${d.event.id}; the service will retry.`);
     }
-    const { waitUntil } = d;
-    d.run = this.inFlight.start(d.event.id, waitUntil !== undefined);
-    // Handlers start on the next turn, so even a synchronous one cannot hold up the ack.
-    try {
-      nextTurn(runInBackground, this, d);
-    } catch {
-      // A sandbox whose setImmediate throws when called: from now on, a zero timeout.
-      nextTurn = timeoutTurn;
-      nextTurn(runInBackground, this, d);
-    }
+    // Handlers start on a later turn, so even a synchronous one cannot hold up the ack.
+    const run = laterTurn().then(() => this.run.runAndFinish(d, true));
+    this.inFlight.track(d.event.id, run);
     if (waitUntil !== undefined) {
       try {
-        waitUntil(d.run.done!);
+        waitUntil(run);
       } catch (error) {
         // The event is accepted and its handlers run regardless; only the platform's keep-alive failed.
         this.opts.logger.error(`sms-webhooks: waitUntil failed for ${d.event.id}: ${describeError(error)}`);
@@ -262,14 +297,50 @@ export class DeliveryPipeline {
     return RECEIVED;
   }
 
+  /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
+  async #dispatch(d: Delivery): Promise<ReceiverResponse> {
+    const { event, ctx, token, obs } = d;
+    const dispatched: DispatchedEvent = { event, ctx: ctx!, claim: ctx!.claim };
+    const traceContext = obs?.traceContext?.();
+    if (traceContext !== undefined) dispatched.traceContext = traceContext;
+    try {
+      await observeStore(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
+      return RECEIVED;
+    } catch (error) {
+      this.opts.logger.error(
+        `sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describeError(error)}`,
+      );
+      if (token !== undefined) await this.#releaseAfterDispatch(d, error);
+      return this.refusals.refuse(
+        refusal('store_unavailable', 'The event could not be queued; retry later.'),
+      );
+    }
+  }
+
+  /**
+   * Gives a failed dispatch's claims back for the service's retry. A hand-off that may still land
+   * (DispatchTimeoutError) keeps them until it settles, since once landed the queued event carries them.
+   */
+  async #releaseAfterDispatch(d: Delivery, error: unknown): Promise<void> {
+    const pending = pendingDispatch(error);
+    if (pending === undefined) return this.run.finish(d, false);
+    pending.then(
+      () =>
+        this.opts.logger.warn(
+          `sms-webhooks: ${d.event.id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
+        ),
+      () => this.run.finish(d, false),
+    );
+  }
+
   /** The attempt header, parsed once in `#walk`; an unreadable one is warned about (sampled). */
-  #attempt(attempt: number | undefined | null, d: Delivery): number | undefined {
+  #attempt(attempt: number | undefined | null, event: AnyWebhookEvent): number | undefined {
     if (attempt !== null) return attempt;
     const name = this.opts.names.attempt;
     this.refusals.sampled.warn(
       'invalid delivery-attempt headers',
       () =>
-        `the ${name} header of ${d.event.id} is not an attempt number from 1 to 6; handlers get ctx.attempt undefined.`,
+        `the ${name} header of ${event.id} is not an attempt number from 1 to 6; handlers get ctx.attempt undefined.`,
     );
     return undefined;
   }

@@ -1,16 +1,9 @@
-import { type Clock, isClock, systemClock } from '../verify/clock.js';
+import { type Clock, isClock, systemClock } from '../base/clock.js';
+import type { Logger } from '../base/logger.js';
+import { oneOfOption, optionError, positiveOption } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderNames, headerNames } from '../verify/headers.js';
-import { HmacKey } from '../verify/hmac-key.js';
-import type { Logger } from '../verify/logger.js';
-import {
-  checkHeaderPrefix,
-  checkSecrets,
-  DEFAULT_TOLERANCE_SECONDS,
-  oneOfOption,
-  optionError,
-  positiveOption,
-} from '../verify/option-checks.js';
+import { checkHeaderPrefix, checkSecrets, DEFAULT_TOLERANCE_SECONDS } from '../verify/verify-options.js';
 import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import type { Instrumentation } from './instrumentation.js';
@@ -69,7 +62,7 @@ export interface ReceiverOptions {
 }
 
 export interface ResolvedOptions {
-  keys: HmacKey[];
+  secrets: readonly string[];
   tolerance: number;
   store: DedupeStore;
   retainMs: number;
@@ -181,7 +174,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   const whole = { integer: true } as const;
   const clock = options.clock ?? systemClock;
   const resolved: ResolvedOptions = {
-    keys: secrets.map((s) => new HmacKey(s)),
+    secrets,
     tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
     store: options.store ?? new MemoryStore({ logger, now: () => clock.now() }),
     retainMs: positiveOption('retainMs', options.retainMs, 24 * 60 * 60 * 1000, whole),

@@ -1,11 +1,11 @@
-import { closestName } from '../verify/closest-name.js';
+import { closestName } from '../base/closest-name.js';
+import { optionError } from '../base/option-checks.js';
 import {
   type AnyWebhookEvent,
   EVENT_TYPES,
   type EventType,
   isKnownEventType,
 } from '../verify/event-types.js';
-import type { IncomingDelivery } from './delivery.js';
 import { type ErrorHandler, ErrorHooks } from './error-hooks.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import {
@@ -14,18 +14,16 @@ import {
   HandlerRegistry,
   type WebhookHandler,
 } from './handler-registry.js';
+import { runHandlers } from './handler-run.js';
 import type { DrainResult } from './in-flight.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
-import type { StaleHandler } from './order-step.js';
-import { DeliveryPipeline } from './pipeline.js';
+import { DeliveryPipeline, type IncomingDelivery, type StaleHandler } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
-import { runHandlers } from './run-handlers.js';
 
-export type { IncomingDelivery, WaitUntil } from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
-export type { StaleHandler } from './order-step.js';
+export type { IncomingDelivery, StaleHandler, WaitUntil } from './pipeline.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
 
 export interface Receiver {
@@ -55,13 +53,19 @@ export interface Receiver {
    * object), with the object's key. No handler runs for it. Throws at once when `order` is off.
    */
   onStale(handler: StaleHandler): Receiver;
-  /**
-   * Hands a failure that happened outside `handle` (a queue worker's exhausted job) to the `onError`
-   * hooks, through the same path as the receiver's own: hooks are contained, and with none it is logged.
-   */
-  reportError(error: WebhookHandlerError): void;
   /** The whole flow for one delivery: verify, route, claim, respond, finish. Never rejects for bad input. */
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse>;
+  /** Waits for background handlers; with a time-out, reports the event ids still running. */
+  drain(timeoutMs?: number): Promise<DrainResult>;
+  /** `drain`, then the store's `shutdown`. */
+  close(timeoutMs?: number): Promise<DrainResult>;
+}
+
+/**
+ * The receiver as adapters and queue workers see it (`@sms-webhooks/core/adapter` and `/queue`): what an
+ * application calls, and the entries' refusals, a worker's handler runs and its failures.
+ */
+export interface AdapterReceiver extends Receiver {
   /**
    * For the Node and Web entries (`@sms-webhooks/core/adapter`): counts and logs, as `handle` does its
    * own, a refusal answered before `handle` was reached (405, 408, 413 while reading), and returns it.
@@ -77,10 +81,11 @@ export interface Receiver {
     ctx?: Partial<HandlerContext>,
     queued?: { traceContext?: TraceContext },
   ): Promise<void>;
-  /** Waits for background handlers; with a time-out, reports the event ids still running. */
-  drain(timeoutMs?: number): Promise<DrainResult>;
-  /** `drain`, then the store's `shutdown`. */
-  close(timeoutMs?: number): Promise<DrainResult>;
+  /**
+   * Hands a failure that happened outside `handle` (a queue worker's exhausted job) to the `onError`
+   * hooks, through the same path as the receiver's own: hooks are contained, and with none it is logged.
+   */
+  reportError(error: WebhookHandlerError): void;
 }
 
 const BOUND_METHODS = [
@@ -106,7 +111,7 @@ function typesOf(type: string | readonly string[]): readonly string[] {
  * The receiver an application holds: handler registration, hooks, drain and close. Each delivery is
  * walked by the `DeliveryPipeline`; this class only wires the parts together.
  */
-class WebhookReceiver implements Receiver {
+class WebhookReceiver implements AdapterReceiver {
   readonly options: Receiver['options'];
   readonly #opts: ResolvedOptions;
   readonly #registry = new HandlerRegistry();
@@ -143,7 +148,7 @@ class WebhookReceiver implements Receiver {
 
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver {
     if (typeof handler !== 'function')
-      throw new TypeError('sms-webhooks: on(type, handler) needs a function.');
+      throw optionError('sms-webhooks', 'on(type, handler) needs a function.');
     for (const t of typesOf(type)) {
       this.#warnIfUnknown(t);
       this.#registry.add(t, handler as AnyWebhookHandler);
@@ -162,7 +167,7 @@ class WebhookReceiver implements Receiver {
   }
 
   onAny(handler: AnyWebhookHandler): Receiver {
-    if (typeof handler !== 'function') throw new TypeError('sms-webhooks: onAny(handler) needs a function.');
+    if (typeof handler !== 'function') throw optionError('sms-webhooks', 'onAny(handler) needs a function.');
     this.#registry.addAny(handler);
     return this;
   }
@@ -186,13 +191,15 @@ class WebhookReceiver implements Receiver {
   }
 
   onStale(handler: StaleHandler): Receiver {
-    const order = this.#pipeline.order;
-    if (order === undefined) {
-      throw new TypeError(
-        'sms-webhooks: onStale() needs ordering: createReceiver({ order: true }) (no event is ever stale without it).',
+    if (this.#opts.order === undefined) {
+      throw optionError(
+        'sms-webhooks',
+        'onStale() needs ordering: createReceiver({ order: true }) (no event is ever stale without it).',
       );
     }
-    order.onStale(handler);
+    if (typeof handler !== 'function')
+      throw optionError('sms-webhooks', 'onStale(handler) needs a function.');
+    this.#pipeline.staleHooks.push(handler);
     return this;
   }
 
@@ -234,12 +241,12 @@ class WebhookReceiver implements Receiver {
   /** Retries still waiting run at once: whoever drains is about to stop the process. */
   async drain(timeoutMs?: number): Promise<DrainResult> {
     const { run, inFlight } = this.#pipeline;
-    run.hurry();
+    run.skipWaits(true);
     let result: DrainResult;
     try {
       result = await inFlight.drain(timeoutMs);
     } finally {
-      run.calm();
+      run.skipWaits(false);
     }
     if (result.unfinished.length > 0) {
       this.#opts.logger.warn(

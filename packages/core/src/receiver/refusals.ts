@@ -1,3 +1,4 @@
+import { optionError } from '../base/option-checks.js';
 import type { ErrorHooks } from './error-hooks.js';
 import type { Instrumentation } from './instrumentation.js';
 import type { ReceiverResponse } from './responses.js';
@@ -37,7 +38,7 @@ export class Refusals {
   }
 
   add(hook: RefusalHandler): void {
-    if (typeof hook !== 'function') throw new TypeError('sms-webhooks: onRefused(handler) needs a function.');
+    if (typeof hook !== 'function') throw optionError('sms-webhooks', 'onRefused(handler) needs a function.');
     this.#hooks.push(hook);
   }
 

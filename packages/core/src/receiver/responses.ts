@@ -1,4 +1,4 @@
-import type { ResponseErrorCode } from '../verify/errors.js';
+import { type ResponseErrorCode, STATUS } from '../verify/errors.js';
 
 /** What an adapter writes back: status, headers and a JSON body, ready to send. */
 export interface ReceiverResponse {
@@ -25,24 +25,28 @@ export const DUPLICATE = ok({ received: true, duplicate: true });
 /** An event older than the newest one completed for its object (`order`): acknowledged, not handled. */
 export const STALE = ok({ received: true, stale: true });
 
-export function errorResponse(
-  status: number,
+/** Headers a refusal always carries: what the client must know to retry or to stop. */
+const REFUSAL_HEADERS: Partial<Record<ResponseErrorCode, Record<string, string>>> = {
+  method_not_allowed: { allow: 'POST' },
+  // The body trickles, so waiting longer helps no one: the connection closes after the answer.
+  request_timeout: { connection: 'close' },
+  // The store (or the hand-off) failed: the service retries in 30 s or later.
+  store_unavailable: { 'retry-after': '30' },
+};
+
+/** A refusal's answer: its status from the one table (errors.ts), and `{"error":{code,message}}`. */
+export function refusal(
   code: ResponseErrorCode,
   message: string,
   headers?: Record<string, string>,
 ): ReceiverResponse {
   const json = { error: { code, message } };
   return {
-    status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+    status: STATUS[code],
+    headers: { ...JSON_HEADERS, ...REFUSAL_HEADERS[code], ...headers },
     body: JSON.stringify(json),
     json,
   };
-}
-
-/** 503 store_unavailable: the store (or the hand-off) failed; the service retries in 30 s or later. */
-export function storeUnavailable(message: string): ReceiverResponse {
-  return errorResponse(503, 'store_unavailable', message, { 'retry-after': '30' });
 }
 
 /** The one line logged when the raw body is gone; `howToFix` is the framework's own remedy. */
@@ -54,28 +58,17 @@ export const RAW_BODY_HINT = rawBodyHint(
   'Hand receiver.handle() the body exactly as received (a Buffer, Uint8Array or string), not a parsed object.',
 );
 
-export const RAW_BODY_UNAVAILABLE = errorResponse(
-  500,
+export const RAW_BODY_UNAVAILABLE = refusal(
   'raw_body_unavailable',
   'The raw request body was consumed by another body parser before the webhook route; see the server log.',
 );
 
 export function payloadTooLarge(maxBodyBytes: number): ReceiverResponse {
-  return errorResponse(413, 'payload_too_large', `Body is larger than the limit of ${maxBodyBytes} bytes.`);
+  return refusal('payload_too_large', `Body is larger than the limit of ${maxBodyBytes} bytes.`);
 }
 
 /** The answer when `receiver.handle` itself fails: a bug, whose message stays in the log, not in the body. */
-export const INTERNAL_ERROR = errorResponse(
-  500,
+export const INTERNAL_ERROR = refusal(
   'internal_error',
   'The webhook receiver failed unexpectedly; see the server log.',
-);
-
-export const METHOD_NOT_ALLOWED = errorResponse(
-  405,
-  'method_not_allowed',
-  'Webhook deliveries are POST requests.',
-  {
-    allow: 'POST',
-  },
 );

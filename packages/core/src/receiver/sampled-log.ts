@@ -1,4 +1,4 @@
-import type { Logger } from '../verify/logger.js';
+import type { Logger } from '../base/logger.js';
 
 /** How often a summary line may follow the first line of a kind. */
 export const SUMMARY_INTERVAL_MS = 10_000;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
+import type { Logger } from '../base/logger.js';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
 import { MemoryStore } from '../receiver/memory-store.js';
 import { createReceiver, type Receiver } from '../receiver/receiver.js';
 import type { ReceiverOptions } from '../receiver/receiver-options.js';
-import type { Logger } from '../verify/logger.js';
 import { signPayload } from '../verify/sign-payload.js';
 import { createTestDelivery } from '../verify/test-delivery.js';
 import { resolveTestApi, type TestApi } from './test-api.js';

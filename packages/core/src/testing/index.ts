@@ -1,3 +1,4 @@
+export { type Clock, systemClock } from '../base/clock.js';
 export { randomId, sampleData } from '../verify/test-delivery.js';
 export {
   type AdapterContractOptions,

@@ -1,3 +1,4 @@
+import { optionError } from '../base/option-checks.js';
 /** The few test-runner functions the contract suites need; vitest, jest, mocha and node:test all have them. */
 export interface TestApi {
   describe(name: string, fn: () => void): void;
@@ -9,8 +10,9 @@ export function resolveTestApi(api?: Partial<TestApi>): TestApi {
   const describe = api?.describe ?? g.describe;
   const it = api?.it ?? g.it;
   if (typeof describe !== 'function' || typeof it !== 'function') {
-    throw new TypeError(
-      "sms-webhooks/testing: no describe/it found. Enable your runner's globals or pass them: runDedupeStoreContract(name, makeStore, { describe, it }).",
+    throw optionError(
+      '@sms-webhooks/core/testing',
+      "no describe/it found. Enable your runner's globals or pass them: runDedupeStoreContract(name, makeStore, { describe, it }).",
     );
   }
   return { describe, it };

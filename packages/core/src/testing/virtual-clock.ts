@@ -1,4 +1,5 @@
-import type { Clock } from '../verify/clock.js';
+import type { Clock } from '../base/clock.js';
+import { optionError } from '../base/option-checks.js';
 
 /** `250` (ms), `'250ms'`, `'30s'`, `'30m'`, `'1h'`, `'2d'`. */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;
@@ -13,8 +14,9 @@ export function durationMs(duration: Duration): number {
     const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(duration);
     if (match) return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
   }
-  throw new TypeError(
-    `@sms-webhooks/core/testing: a duration is a number of ms >= 0 or a string like '250ms', '30s', '30m', '1h', '2d'; got ${typeof duration === 'string' ? JSON.stringify(duration) : String(duration)}.`,
+  throw optionError(
+    '@sms-webhooks/core/testing',
+    `a duration is a number of ms >= 0 or a string like '250ms', '30s', '30m', '1h', '2d'; got ${typeof duration === 'string' ? JSON.stringify(duration) : String(duration)}.`,
   );
 }
 
@@ -51,7 +53,7 @@ export class VirtualClock implements Clock {
   constructor(start: number | Date = Date.now()) {
     this.#now = typeof start === 'number' ? start : start.getTime();
     if (!Number.isFinite(this.#now))
-      throw new TypeError('@sms-webhooks/core/testing: VirtualClock start must be a valid time.');
+      throw optionError('@sms-webhooks/core/testing', 'VirtualClock start must be a valid time.');
   }
 
   now(): number {

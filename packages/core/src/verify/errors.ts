@@ -18,7 +18,8 @@ export type ResponseErrorCode =
   | 'request_timeout'
   | 'internal_error';
 
-const STATUS: Record<VerificationErrorCode, number> = {
+/** The one table from a refused delivery's code to its HTTP status, for every answer that is not 200. */
+export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   signature_missing: 400,
   signature_malformed: 400,
   timestamp_out_of_tolerance: 400,
@@ -26,7 +27,24 @@ const STATUS: Record<VerificationErrorCode, number> = {
   payload_invalid: 400,
   header_mismatch: 400,
   payload_too_large: 413,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  in_flight: 409,
+  handler_failed: 500,
+  raw_body_unavailable: 500,
+  internal_error: 500,
+  store_unavailable: 503,
 };
+
+const VERIFICATION_CODES = new Set<string>([
+  'signature_missing',
+  'signature_malformed',
+  'timestamp_out_of_tolerance',
+  'signature_mismatch',
+  'payload_invalid',
+  'header_mismatch',
+  'payload_too_large',
+] satisfies VerificationErrorCode[]);
 
 /**
  * Thrown by `verifyWebhook` and friends. Messages never contain a secret or an expected signature.
@@ -51,6 +69,6 @@ export function isWebhookVerificationError(error: unknown): error is WebhookVeri
     error !== null &&
     (error as { name?: unknown }).name === 'WebhookVerificationError' &&
     typeof (error as { code?: unknown }).code === 'string' &&
-    (error as { code: string }).code in STATUS
+    VERIFICATION_CODES.has((error as { code: string }).code)
   );
 }

@@ -1,5 +1,5 @@
-import { platform } from './platform/index.js';
-import type { RawBody } from './platform/types.js';
+import { platform } from '../base/platform/index.js';
+import type { RawBody } from '../base/platform/types.js';
 
 export type { RawBody };
 

@@ -1,28 +1,15 @@
-import type { KeyObject } from 'node:crypto';
-import { hmacKeyFor, requireSyncHmac } from './hmac-key.js';
-import { checkSecrets } from './option-checks.js';
-import { platform } from './platform/index.js';
+import { platform } from '../base/platform/index.js';
 import type { RawBody } from './raw-body.js';
-
-/** HMAC-SHA256 over `${t}.` + body: the `v1` signature's 32 bytes. */
-export function computeSignature(
-  timestampText: string,
-  rawBody: RawBody,
-  secret: string | KeyObject,
-): Buffer {
-  return Buffer.from(signatureHex(timestampText, rawBody, secret), 'hex');
-}
-
-function signatureHex(timestampText: string, rawBody: RawBody, secret: string | KeyObject): string {
-  requireSyncHmac('computeSignature');
-  // A string on the one platform that gets past requireSyncHmac (node:crypto).
-  return (platform.keyObjectDigest(secret, timestampText, rawBody) ??
-    hmacKeyFor(secret as string).sign(timestampText, rawBody)) as string;
-}
+import { checkSecrets } from './verify-options.js';
+import { requireSyncHmac } from './verify-signature.js';
 
 export interface SignOptions {
   /** Unix seconds; defaults to now. */
   timestamp?: number;
+}
+
+function timestampOf(options: SignOptions): string {
+  return String(options.timestamp ?? Math.floor(Date.now() / 1000));
 }
 
 /**
@@ -33,6 +20,20 @@ export interface SignOptions {
 export function signPayload(payload: RawBody, secret: string, options: SignOptions = {}): string {
   requireSyncHmac('signPayload');
   checkSecrets(typeof secret === 'string' ? secret : [secret]);
-  const t = String(options.timestamp ?? Math.floor(Date.now() / 1000));
-  return `t=${t},v1=${signatureHex(t, payload, secret)}`;
+  const t = timestampOf(options);
+  return `t=${t},v1=${platform.sign(secret, t, payload) as string}`;
+}
+
+/**
+ * `signPayload` on every runtime, through this build's HMAC (node:crypto on Node, Bun and Deno; Web
+ * Crypto in the Web build for Workers, edge runtimes and browsers, which only answers asynchronously).
+ */
+export async function signPayloadAsync(
+  payload: RawBody,
+  secret: string,
+  options: SignOptions = {},
+): Promise<string> {
+  checkSecrets(typeof secret === 'string' ? secret : [secret]);
+  const t = timestampOf(options);
+  return `t=${t},v1=${await platform.sign(secret, t, payload)}`;
 }

@@ -1,7 +1,7 @@
+import { platform } from '../base/platform/index.js';
 import type { EventDataMap, EventType, WebhookEvent } from './event-types.js';
 import { DEFAULT_HEADER_PREFIX, headerNames } from './headers.js';
-import { platform } from './platform/index.js';
-import { signPayload } from './sign-payload.js';
+import { signPayload, signPayloadAsync } from './sign-payload.js';
 
 export interface TestDeliveryOptions<T extends EventType> {
   /** Checked as `createReceiver` checks it: empty or whitespace-padded throws a TypeError. */
@@ -105,5 +105,18 @@ export function createTestDelivery<T extends EventType>(
 ): TestDelivery<T> {
   const { body, event, headers, signatureHeader } = unsignedTestDelivery(type, options);
   headers[signatureHeader] = signPayload(body, options.secret, { timestamp: options.timestamp });
+  return { body, event, headers };
+}
+
+/**
+ * `createTestDelivery` on every runtime, signed with `signPayloadAsync`: a Worker's own tests (Cloudflare's
+ * vitest pool, Miniflare) or an edge function can make a correctly signed delivery and send it.
+ */
+export async function createTestDeliveryAsync<T extends EventType>(
+  type: T,
+  options: TestDeliveryOptions<T>,
+): Promise<TestDelivery<T>> {
+  const { body, event, headers, signatureHeader } = unsignedTestDelivery(type, options);
+  headers[signatureHeader] = await signPayloadAsync(body, options.secret, { timestamp: options.timestamp });
   return { body, event, headers };
 }

@@ -1,16 +1,9 @@
-import { matchCanonical } from './canonical-signature.js';
-import { hexDigestEquals, signatureMismatch } from './digest-match.js';
+import { describeValue, optionError, positiveOption } from '../base/option-checks.js';
+import { platform } from '../base/platform/index.js';
 import { WebhookVerificationError } from './errors.js';
-import { type HmacKey, hmacKeyFor, requireSyncHmac } from './hmac-key.js';
-import {
-  checkSecrets,
-  DEFAULT_TOLERANCE_SECONDS,
-  describeValue,
-  optionError,
-  positiveOption,
-} from './option-checks.js';
 import type { RawBody } from './raw-body.js';
 import { parseSignatureHeader, type SignatureHeader } from './signature-header.js';
+import { checkSecrets, DEFAULT_TOLERANCE_SECONDS } from './verify-options.js';
 
 export { DEFAULT_TOLERANCE_SECONDS };
 
@@ -22,103 +15,92 @@ export interface VerifySignatureOptions {
   now?: number;
 }
 
-function matchesAny(digest: string, signatures: readonly string[]): boolean {
-  for (const candidate of signatures) {
-    if (hexDigestEquals(digest, candidate)) return true;
-  }
-  return false;
+/** The settings of one verification, checked. */
+export interface SignatureCheck {
+  secrets: readonly string[];
+  tolerance: number;
 }
 
-/** The rest of checkSignature once a digest comes as a promise (Web Crypto), from key `index` on. */
-async function checkAsync(
-  first: Promise<string>,
-  index: number,
-  rawBody: RawBody,
-  header: SignatureHeader,
-  keys: readonly HmacKey[],
-): Promise<void> {
-  if (matchesAny(await first, header.signatures)) return;
-  for (let i = index + 1; i < keys.length; i++) {
-    if (matchesAny(await keys[i]!.sign(header.timestampText, rawBody), header.signatures)) return;
+/** Refuses a timestamp more than `tolerance` seconds from `now`, saying by how much and which way. */
+export function checkTimestamp(header: SignatureHeader, tolerance: number, now: number): void {
+  const skew = header.timestamp - now;
+  if (Math.abs(skew) <= tolerance) return;
+  const direction = skew > 0 ? 'ahead of' : 'behind';
+  throw new WebhookVerificationError(
+    'timestamp_out_of_tolerance',
+    `Signature timestamp is ${Math.abs(skew)} seconds ${direction} the receiver's clock (tolerance ${tolerance} s). ` +
+      'A replayed delivery, or a server clock that needs NTP.',
+  );
+}
+
+/** Throws `signature_mismatch` unless one of the expected digests equals one of the header's `v1` values. */
+export function matchDigests(expected: readonly string[], header: SignatureHeader): void {
+  for (const digest of expected) {
+    for (const candidate of header.signatures) {
+      if (platform.sameDigest(digest, candidate)) return;
+    }
   }
-  signatureMismatch();
+  throw new WebhookVerificationError(
+    'signature_mismatch',
+    'No signature matches the body with any configured secret. Check the webhook secret and that the body is passed unmodified.',
+  );
+}
+
+/** The whole signature check with node:crypto's synchronous HMAC; returns the signed timestamp. */
+export function checkSignatureSync(
+  rawBody: RawBody,
+  value: string | readonly string[] | undefined,
+  check: SignatureCheck,
+  now: number,
+): number {
+  const header = parseSignatureHeader(value);
+  checkTimestamp(header, check.tolerance, now);
+  const expected = check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody) as string);
+  matchDigests(expected, header);
+  return header.timestamp;
+}
+
+/** The signature check on every platform (Web Crypto answers later); resolves with the signed timestamp. */
+export async function checkSignature(
+  rawBody: RawBody,
+  value: string | readonly string[] | undefined,
+  check: SignatureCheck,
+  now: number,
+): Promise<number> {
+  const header = parseSignatureHeader(value);
+  checkTimestamp(header, check.tolerance, now);
+  const expected = await Promise.all(
+    check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody)),
+  );
+  matchDigests(expected, header);
+  return header.timestamp;
 }
 
 /**
- * Checks a parsed header against the body; `keys` are the receiver's secrets, any may match. Throws, or
- * with Web Crypto's asynchronous digests returns a promise that rejects, with WebhookVerificationError.
- * With node:crypto it returns undefined: no promise on the Node path.
+ * For the synchronous helpers (verifyWebhook, signPayload, …): Web Crypto, the only HMAC some runtimes
+ * have, answers asynchronously, so there they cannot work and say what does.
  */
-export function checkSignature(
-  rawBody: RawBody,
-  header: SignatureHeader,
-  keys: readonly HmacKey[],
-  tolerance: number,
-  now: number,
-): undefined | Promise<void> {
-  if (Math.abs(now - header.timestamp) > tolerance) {
-    throw new WebhookVerificationError(
-      'timestamp_out_of_tolerance',
-      `Signature timestamp is more than ${tolerance} seconds away from the receiver's clock.`,
+export function requireSyncHmac(caller: string): void {
+  if (!platform.syncHmac) {
+    throw optionError(
+      'sms-webhooks',
+      `${caller} is synchronous and needs node:crypto, which this build does not use (the Web ` +
+        'build, chosen for Workers, edge and browser runtimes). Use a receiver: createReceiver(…).handle() ' +
+        'or webhookHandler from @sms-webhooks/web, which verify with Web Crypto.',
     );
   }
-  for (let i = 0; i < keys.length; i++) {
-    const expected = keys[i]!.sign(header.timestampText, rawBody);
-    if (typeof expected !== 'string') return checkAsync(expected, i, rawBody, header, keys);
-    if (matchesAny(expected, header.signatures)) return undefined;
-  }
-  signatureMismatch();
-}
-
-/**
- * Checks a signature header against the body and returns its timestamp, or with Web Crypto a promise of
- * it. The header as the service sends it takes the canonical path; any other form is parsed in full.
- */
-export function checkSignatureHeader(
-  value: string | readonly string[] | undefined,
-  rawBody: RawBody,
-  keys: readonly HmacKey[],
-  tolerance: number,
-  now: number,
-): number | Promise<number> {
-  if (typeof value === 'string') {
-    const timestamp = matchCanonical(value, rawBody, keys, tolerance, now);
-    if (timestamp !== undefined) return timestamp;
-  }
-  const header = parseSignatureHeader(value);
-  const checked = checkSignature(rawBody, header, keys, tolerance, now);
-  return checked === undefined ? header.timestamp : checked.then(() => header.timestamp);
-}
-
-export interface CheckedOptions {
-  keys: readonly HmacKey[];
-  tolerance: number;
-  now: number;
-}
-
-// The last plain secret's keys: callers pass the same secret on every call, so it is checked and its key
-// looked up once, not per delivery. Only a string is remembered: an array could be changed in place.
-let lastSecret: string | undefined;
-let lastKeys: readonly HmacKey[] = [];
-
-function keysFor(secret: unknown): readonly HmacKey[] {
-  if (secret === lastSecret && lastSecret !== undefined) return lastKeys;
-  const keys = checkSecrets(secret).map(hmacKeyFor);
-  if (typeof secret === 'string') {
-    lastSecret = secret;
-    lastKeys = keys;
-  }
-  return keys;
 }
 
 /**
  * The options of one verifyWebhook/verifySignature call, checked as createReceiver checks its own (the
  * same functions): a NaN tolerance or `now` would accept any timestamp, an empty secret signs nothing.
- * Cheap checks only, run on every call: no cache to grow or to hand a mutated options object.
  */
-export function checkVerifyOptions(options: VerifySignatureOptions, caller: string): CheckedOptions {
+export function checkVerifyOptions(
+  options: VerifySignatureOptions,
+  caller: string,
+): SignatureCheck & { now: number } {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`sms-webhooks: ${caller} needs an options object with a \`secret\` (whsec_…).`);
+    throw optionError('sms-webhooks', `${caller} needs an options object with a \`secret\` (whsec_…).`);
   }
   const { now } = options;
   if (now !== undefined && (typeof now !== 'number' || !Number.isFinite(now))) {
@@ -128,7 +110,7 @@ export function checkVerifyOptions(options: VerifySignatureOptions, caller: stri
     );
   }
   return {
-    keys: keysFor(options.secret),
+    secrets: checkSecrets(options.secret),
     tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
     now: now ?? Math.floor(Date.now() / 1000),
   };
@@ -144,7 +126,6 @@ export function verifySignature(
   options: VerifySignatureOptions,
 ): number {
   requireSyncHmac('verifySignature');
-  const { keys, tolerance, now } = checkVerifyOptions(options, 'verifySignature');
-  // With node:crypto (the only platform that gets past requireSyncHmac) the check is synchronous.
-  return checkSignatureHeader(signatureHeader, rawBody, keys, tolerance, now) as number;
+  const { now, ...check } = checkVerifyOptions(options, 'verifySignature');
+  return checkSignatureSync(rawBody, signatureHeader, check, now);
 }

@@ -1,16 +1,8 @@
 /** The request body exactly as received. Strings are taken as UTF-8, as the service sends them. */
 export type RawBody = string | Uint8Array;
 
-/**
- * An HMAC-SHA256 digest as 64 lower-case hex characters, the form the header carries it in: at once from
- * node:crypto, later from Web Crypto (which has only async calls).
- */
-export type Digest = string | Promise<string>;
-
-/** A webhook secret prepared for HMAC-SHA256 over `${t}.` + body. */
-export interface SigningKey {
-  sign(timestampText: string, rawBody: RawBody): Digest;
-}
+/** A secret as node:crypto's createHmac takes it: a string, or a KeyObject made by createSecretKey. */
+export type HmacSecret = string | { readonly type: string };
 
 /**
  * What differs between the Node build and the Web build (Workers, Vercel Edge, browsers): the crypto and
@@ -19,12 +11,13 @@ export interface SigningKey {
 export interface Platform {
   /** False where HMAC is only asynchronous (Web Crypto): the synchronous helpers then throw, saying so. */
   readonly syncHmac: boolean;
-  readonly HmacKey: new (secret: string | Uint8Array) => SigningKey;
+  /** HMAC-SHA256 over `${timestampText}.` + body as 64 lower-case hex characters; a promise on Web Crypto. */
+  sign(secret: HmacSecret, timestampText: string, rawBody: RawBody): string | Promise<string>;
+  /** Constant-time comparison of two digests of 64 hex characters. */
+  sameDigest(a: string, b: string): boolean;
   /** Strict UTF-8: throws a TypeError on bytes that are not valid UTF-8. */
   decodeUtf8(bytes: Uint8Array): string;
   utf8ByteLength(text: string): number;
   /** `bytes` random bytes as hex. */
   randomHex(bytes: number): string;
-  /** A signature (hex) made with a node:crypto KeyObject, or undefined when `secret` is not one. */
-  keyObjectDigest(secret: unknown, timestampText: string, rawBody: RawBody): string | undefined;
 }

@@ -2,9 +2,9 @@ import { platform as current } from './node.js';
 import type { Platform } from './types.js';
 
 /**
- * The platform this build runs on. The Web build (see ../../web-platform.ts) resolves './node.js' above
+ * The platform this build runs on. The Web build (see ../../../web-platform.ts) resolves './node.js' above
  * to './web.js': the one place the two builds differ.
  */
 export const platform: Platform = current;
 
-export type { Digest, Platform, SigningKey } from './types.js';
+export type { HmacSecret, Platform, RawBody } from './types.js';
