@@ -1,6 +1,7 @@
 /**
- * Core is three layers, each importing only from itself and the ones below it: `verify/` (stateless:
- * headers, signatures, parsing, event types), `receiver/` (registration and the delivery pipeline) and
+ * Core is three layers on a floor, each importing only from itself and the ones below it: `base/` (the
+ * clock, logger, option checks, the platform's crypto and bytes), `verify/` (stateless: headers, signatures,
+ * parsing, event types), `receiver/` (registration and the delivery pipeline) and
  * `adapter/` (the Node and Web entries). `testing/` and the main entry sit on top. A lower layer that
  * imports a higher one, or any import cycle (type imports included), fails here, naming the files.
  */
@@ -11,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 const SRC = fileURLToPath(new URL('../../packages/core/src/', import.meta.url));
 
 /** Lower number, lower layer. A file outside these folders (index.ts) is the top. */
-const LAYERS: Record<string, number> = { verify: 0, receiver: 1, adapter: 2, testing: 3 };
-const TOP = 4;
+const LAYERS: Record<string, number> = { base: 0, verify: 1, receiver: 2, adapter: 3, testing: 4 };
+const TOP = 5;
 
 function sources(): string[] {
   return readdirSync(SRC, { withFileTypes: true, recursive: true })

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { answerRefusal } from '../src/adapter/answer-refusal.js';
-import { type NodeBodyLimits, type NodeBodyResult, readNodeBody } from '../src/adapter/read-node-body.js';
+import { type NodeBodyLimits, type NodeBodyResult, readNodeBody } from '../src/adapter/node-handler.js';
 import { payloadTooLarge, refusal } from '../src/receiver/responses.js';
 import { VirtualClock } from '../src/testing/virtual-clock.js';
 

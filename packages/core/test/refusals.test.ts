@@ -35,7 +35,9 @@ describe('refusals: counted by hooks, sampled in the log', () => {
     expect(logger.lines).toHaveLength(3);
     expect(logger.text()).not.toContain(secret);
     // The clock-skew line says by how much and which way, for whoever fixes the server's clock.
-    expect(logger.text()).toMatch(/timestamp is 3600 seconds behind the receiver's clock \(tolerance 300 s\)/);
+    expect(logger.text()).toMatch(
+      /timestamp is 3600 seconds behind the receiver's clock \(tolerance 300 s\)/,
+    );
   });
 
   it('a hook that throws is logged and the answer stands', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SIGNATURE_HEADER_LENGTH, parseSignatureHeader } from '../src/verify/signature-header.js';
+import { MAX_SIGNATURE_HEADER_LENGTH, parseSignatureHeader } from '../src/verify/verify-signature.js';
 
 const HEX = 'ab'.repeat(32);
 

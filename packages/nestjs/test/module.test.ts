@@ -218,7 +218,7 @@ describe.each(PLATFORMS)('SmsWebhooksModule on %s', (platform) => {
       const d = createTestDelivery('message.sent', { secret: SECRET });
       expect((await post(`${origin}/from-config`, d)).status).toBe(200);
       expect(app.get(Inbox).seen).toEqual([`message.sent ${d.event.id}`]);
-      expect(store.claim(d.event.id, 'someone-else', 1000)).toBe('completed');
+      expect(await store.claim(d.event.id, 'someone-else', 1000)).toBe('completed');
     } finally {
       await close();
     }

@@ -1,5 +1,5 @@
 import { optionError } from '../base/option-checks.js';
-import type { AdapterReceiver, Receiver } from '../receiver/receiver.js';
+import type { AdapterReceiver } from '../receiver/receiver.js';
 
 /**
  * An adapter's start-up check of what it was given in place of a receiver, so that a missing one, a

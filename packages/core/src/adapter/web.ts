@@ -5,7 +5,7 @@
 export type { AdapterReceiver, IncomingDelivery, Receiver } from '../receiver/receiver.js';
 export type { ReceiverResponse } from '../receiver/responses.js';
 export type { HeaderSource } from '../verify/headers.js';
-export type { RawBody } from '../verify/raw-body.js';
+export type { RawBody } from '../verify/parse-event.js';
 // Every adapter's start-up check that it was given a receiver.
 export { checkReceiver } from './check-receiver.js';
 // For adapters with a shutdown hook: the default wait for handlers still running, and the option's check.

@@ -1,11 +1,11 @@
 import { describeError } from '../base/describe-error.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
+import type { Delivery } from './delivery.js';
 import type { ErrorHooks } from './error-hooks.js';
 import { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, HandlerContext } from './handler-registry.js';
 import { observeStore as call, type HandlerObserver } from './instrumentation.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import type { Delivery } from './pipeline.js';
 import type { ResolvedOptions } from './receiver-options.js';
 
 /** Every handler runs, concurrently; their failures come back as one error, never as a rejection. */

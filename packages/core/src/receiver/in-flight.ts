@@ -55,3 +55,15 @@ export class InFlight {
     return () => clearTimeout(timer);
   }
 }
+
+/**
+ * A later turn of the event loop. Workers and edge runtimes have no setImmediate, and Next.js's edge
+ * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their later turn.
+ */
+export function laterTurn(): Promise<void> {
+  const edge = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function' && !edge) setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}

@@ -1,20 +1,19 @@
 import { describeError } from '../base/describe-error.js';
 import { firstTime } from '../base/log-once.js';
-import { parseAttempt } from '../verify/attempt.js';
+import { platform } from '../base/platform/index.js';
 import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
-import { type HeaderSource, readHeader } from '../verify/headers.js';
-import { isRawBody, rawBodyByteLength } from '../verify/raw-body.js';
+import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
+import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
 import { verifyDelivery } from '../verify/verify-webhook.js';
 import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
+import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
-import type { WebhookHandlerError } from './handler-error.js';
-import type { AnyWebhookHandler, HandlerContext, HandlerRegistry, OrderClaim } from './handler-registry.js';
+import type { HandlerRegistry } from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
-import { InFlight } from './in-flight.js';
+import { InFlight, laterTurn } from './in-flight.js';
 import { type DeliveryObserver, type InstrumentedReceiver, observeStore } from './instrumentation.js';
-import { ownerToken } from './owner-token.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
@@ -28,49 +27,6 @@ import {
   refusal,
   STALE,
 } from './responses.js';
-
-/** A platform's keep-alive for work after the response (Workers' `ctx.waitUntil`, Vercel's `waitUntil`). */
-export type WaitUntil = (promise: Promise<unknown>) => void;
-
-export interface IncomingDelivery {
-  /** The body exactly as received. Anything else (a parsed object) is answered 500 raw_body_unavailable. */
-  rawBody: unknown;
-  headers: HeaderSource;
-  /**
-   * For platforms that freeze after the response (Vercel, Cloudflare): given the background handler run
-   * of an accepted event ('immediately' mode), e.g. `ctx.waitUntil`. The promise never rejects.
-   */
-  waitUntil?: WaitUntil;
-}
-
-/**
- * A later turn of the event loop. Workers and edge runtimes have no setImmediate, and Next.js's edge
- * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their later turn.
- */
-function laterTurn(): Promise<void> {
-  const edge = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
-  return new Promise((resolve) => {
-    if (typeof setImmediate === 'function' && !edge) setImmediate(resolve);
-    else setTimeout(resolve, 0);
-  });
-}
-
-/** An event answered `stale`: older than the newest version already completed for its object. */
-export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => unknown;
-
-/** One verified delivery on its way through the steps: what each step needs travels here. */
-export interface Delivery {
-  readonly event: AnyWebhookEvent;
-  readonly handlers: readonly AnyWebhookHandler[];
-  readonly obs: DeliveryObserver | undefined;
-  /** The dedupe claim's token; undefined when the store was down and `onStoreError: 'process'` let it by. */
-  token?: string;
-  /** The object slot this run holds (`order`). */
-  order?: OrderClaim;
-  ctx?: HandlerContext;
-  /** Every handler failure of the last run. */
-  error?: WebhookHandlerError;
-}
 
 /**
  * The walk of one delivery: verify → route → claim → order → respond (or dispatch) → finish. Each step
@@ -344,4 +300,16 @@ export class DeliveryPipeline {
     );
     return undefined;
   }
+}
+
+// A claim's owner token must differ from every other claim's, across instances and within one: a random
+// prefix per process and a counter give that, for a string concatenation instead of a random draw per
+// delivery. The prefix is drawn on first use, not at load: Workers refuse random values in global scope.
+let prefix: string | undefined;
+let counter = 0;
+
+export function ownerToken(): string {
+  prefix ??= platform.randomHex(16);
+  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${prefix}:${counter.toString(36)}`;
 }

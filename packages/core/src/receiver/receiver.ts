@@ -6,6 +6,7 @@ import {
   type EventType,
   isKnownEventType,
 } from '../verify/event-types.js';
+import type { IncomingDelivery, StaleHandler } from './delivery.js';
 import { type ErrorHandler, ErrorHooks } from './error-hooks.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import {
@@ -17,13 +18,13 @@ import {
 import { runHandlers } from './handler-run.js';
 import type { DrainResult } from './in-flight.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
-import { DeliveryPipeline, type IncomingDelivery, type StaleHandler } from './pipeline.js';
+import { DeliveryPipeline } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
 
+export type { IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
-export type { IncomingDelivery, StaleHandler, WaitUntil } from './pipeline.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
 
 export interface Receiver {

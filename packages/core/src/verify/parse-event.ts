@@ -1,8 +1,9 @@
+import { platform } from '../base/platform/index.js';
+import type { RawBody } from '../base/platform/types.js';
 import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './event-types.js';
 import type { HeaderNames, HeaderSource } from './headers.js';
 import { readHeader } from './headers.js';
-import { type RawBody, rawBodyToString } from './raw-body.js';
 
 /** `String.prototype.isWellFormed` (Node 20+, every runtime we support); lib ES2024 would declare it. */
 type WellFormed = string & { isWellFormed(): boolean };
@@ -56,4 +57,19 @@ export function checkEventHeaders(event: AnyWebhookEvent, headers: HeaderSource,
       `The ${names.eventType} header differs from the body's type.`,
     );
   }
+}
+
+export type { RawBody };
+
+export function isRawBody(value: unknown): value is RawBody {
+  return typeof value === 'string' || value instanceof Uint8Array;
+}
+
+/** Throws a TypeError on bytes that are not valid UTF-8. */
+export function rawBodyToString(body: RawBody): string {
+  return typeof body === 'string' ? body : platform.decodeUtf8(body);
+}
+
+export function rawBodyByteLength(body: RawBody): number {
+  return typeof body === 'string' ? platform.utf8ByteLength(body) : body.byteLength;
 }

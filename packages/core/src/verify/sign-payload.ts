@@ -1,5 +1,5 @@
 import { platform } from '../base/platform/index.js';
-import type { RawBody } from './raw-body.js';
+import type { RawBody } from './parse-event.js';
 import { checkSecrets } from './verify-options.js';
 import { requireSyncHmac } from './verify-signature.js';
 

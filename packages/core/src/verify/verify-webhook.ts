@@ -1,8 +1,7 @@
 import { optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from './event-types.js';
 import { type HeaderNames, type HeaderSource, headerNames, readHeader } from './headers.js';
-import { checkEventHeaders, parseEvent } from './parse-event.js';
-import { isRawBody, type RawBody } from './raw-body.js';
+import { checkEventHeaders, isRawBody, parseEvent, type RawBody } from './parse-event.js';
 import { checkHeaderPrefix } from './verify-options.js';
 import {
   checkSignature,

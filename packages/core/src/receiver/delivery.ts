@@ -1,0 +1,36 @@
+import type { AnyWebhookEvent } from '../verify/event-types.js';
+import type { HeaderSource } from '../verify/headers.js';
+import type { WebhookHandlerError } from './handler-error.js';
+import type { AnyWebhookHandler, HandlerContext, OrderClaim } from './handler-registry.js';
+import type { DeliveryObserver } from './instrumentation.js';
+
+/** A platform's keep-alive for work after the response (Workers' `ctx.waitUntil`, Vercel's `waitUntil`). */
+export type WaitUntil = (promise: Promise<unknown>) => void;
+
+export interface IncomingDelivery {
+  /** The body exactly as received. Anything else (a parsed object) is answered 500 raw_body_unavailable. */
+  rawBody: unknown;
+  headers: HeaderSource;
+  /**
+   * For platforms that freeze after the response (Vercel, Cloudflare): given the background handler run
+   * of an accepted event ('immediately' mode), e.g. `ctx.waitUntil`. The promise never rejects.
+   */
+  waitUntil?: WaitUntil;
+}
+
+/** An event answered `stale`: older than the newest version already completed for its object. */
+export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => unknown;
+
+/** One verified delivery on its way through the steps: what each step needs travels here. */
+export interface Delivery {
+  readonly event: AnyWebhookEvent;
+  readonly handlers: readonly AnyWebhookHandler[];
+  readonly obs: DeliveryObserver | undefined;
+  /** The dedupe claim's token; undefined when the store was down and `onStoreError: 'process'` let it by. */
+  token?: string;
+  /** The object slot this run holds (`order`). */
+  order?: OrderClaim;
+  ctx?: HandlerContext;
+  /** Every handler failure of the last run. */
+  error?: WebhookHandlerError;
+}
