@@ -12,7 +12,6 @@ export type { ReceiverOptions, RespondMode } from './receiver/receiver-options.j
 export type { ReceiverResponse } from './receiver/responses.js';
 export {
   isWebhookVerificationError,
-  type VerificationErrorCode,
   WebhookVerificationError,
 } from './verify/errors.js';
 export {
@@ -21,6 +20,7 @@ export {
   type EventDataMap,
   type EventType,
   isKnownEventType,
+  type MessageError,
   type MessageObject,
   type MessageStatus,
   type WebhookEvent,

@@ -4,6 +4,7 @@
 
 export type { AdapterReceiver, IncomingDelivery, Receiver } from '../receiver/receiver.js';
 export type { ReceiverResponse } from '../receiver/responses.js';
+export type { VerificationErrorCode } from '../verify/errors.js';
 export type { HeaderSource } from '../verify/headers.js';
 export type { RawBody } from '../verify/parse-event.js';
 // Every adapter's start-up check that it was given a receiver.
