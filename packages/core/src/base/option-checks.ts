@@ -52,7 +52,6 @@ export function positiveOption(
   rules?: PositiveOption,
 ): number {
   if (value === undefined) return fallback;
-  // No destructuring with defaults: verifyWebhook calls this per delivery, and that would build an object.
   const integer = rules?.integer === true;
   if (
     typeof value !== 'number' ||

@@ -33,24 +33,19 @@ export type WebhookHandler<T extends EventType = EventType> = (
 
 export type AnyWebhookHandler = (event: AnyWebhookEvent, ctx: HandlerContext) => unknown;
 
-const NONE: readonly AnyWebhookHandler[] = Object.freeze([]);
-
-/** Handlers by event type, plus those for every event; the dispatch list per type is cached. */
+/** Handlers by event type, plus those for every event. */
 export class HandlerRegistry {
   readonly #byType = new Map<string, AnyWebhookHandler[]>();
   readonly #any: AnyWebhookHandler[] = [];
-  #cache = new Map<string, readonly AnyWebhookHandler[]>();
 
   add(type: string, handler: AnyWebhookHandler): void {
     const list = this.#byType.get(type);
     if (list) list.push(handler);
     else this.#byType.set(type, [handler]);
-    this.#cache = new Map();
   }
 
   addAny(handler: AnyWebhookHandler): void {
     this.#any.push(handler);
-    this.#cache = new Map();
   }
 
   remove(type: string, handler: AnyWebhookHandler): void {
@@ -59,7 +54,6 @@ export class HandlerRegistry {
     if (i >= 0) list!.splice(i, 1);
     const j = this.#any.indexOf(handler);
     if (type === '*' && j >= 0) this.#any.splice(j, 1);
-    this.#cache = new Map();
   }
 
   /** The types with a handler of their own, for the log line of an ignored event. */
@@ -68,12 +62,6 @@ export class HandlerRegistry {
   }
 
   for(type: string): readonly AnyWebhookHandler[] {
-    let list = this.#cache.get(type);
-    if (list === undefined) {
-      const own = this.#byType.get(type) ?? [];
-      list = own.length + this.#any.length === 0 ? NONE : [...own, ...this.#any];
-      this.#cache.set(type, list);
-    }
-    return list;
+    return [...(this.#byType.get(type) ?? []), ...this.#any];
   }
 }

@@ -36,7 +36,6 @@ export class MemoryStore implements DedupeStore {
   readonly maxEntries: number;
   readonly #logger: Logger;
   readonly #now: () => number;
-  // Times are kept relative to construction so they stay small integers (V8 stores those unboxed).
   readonly #epoch: number;
   readonly #records = new Map<string, number | Claim>();
   #completed = 0;

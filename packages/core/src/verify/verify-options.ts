@@ -10,7 +10,6 @@ function fail(message: string): never {
 
 /** The secrets as a non-empty list of trimmed, non-empty strings, or a TypeError saying what to fix. */
 export function checkSecrets(secret: unknown): readonly string[] {
-  // The common case, one plain secret, costs two comparisons (trim returns the same string when clean).
   if (typeof secret === 'string' && secret !== '' && secret.trim() === secret) return [secret];
   const list = typeof secret === 'string' ? [secret] : secret;
   if (!Array.isArray(list) || list.length === 0) {
