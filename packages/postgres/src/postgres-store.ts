@@ -118,9 +118,7 @@ function positive(
 /** Durations go to SQL as whole milliseconds, rounded up so a lease is never shorter than asked. */
 function duration(name: string, ms: number): number {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    throw new TypeError(
-      `@sms-webhooks/postgres: ${name} must be a positive number of ms, got ${String(ms)}.`,
-    );
+    fail(`${name} must be a positive number of ms, got ${String(ms)}.`);
   }
   return Math.ceil(ms);
 }

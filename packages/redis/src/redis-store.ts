@@ -67,7 +67,10 @@ function isNoScript(error: unknown): boolean {
 
 function duration(name: string, ms: number): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    throw new TypeError(`@sms-webhooks/redis: ${name} must be a positive number of ms, got ${String(ms)}.`);
+    throw new RedisStoreError(
+      'ERR_SMS_REDIS_OPTIONS',
+      `${name} must be a positive number of ms, got ${String(ms)}.`,
+    );
   }
   // PX takes whole milliseconds; round up so a lease is never shorter than asked.
   return String(Math.ceil(ms));
