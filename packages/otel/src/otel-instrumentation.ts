@@ -1,8 +1,9 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
 import { optionError } from '@sms-webhooks/core/store';
-import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
+import { OtelDeliveryObserver } from './delivery-observer.js';
 import { instrumentsFor } from './instruments.js';
+import { ObserverShared } from './observer-shared.js';
 import { runQueued } from './queued-run.js';
 import { recordRefusal } from './refusal-span.js';
 import { sdkPresence } from './sdk-presence.js';

@@ -17,7 +17,8 @@ import {
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
 import { type OrderStatements, orderStatements } from './order-statements.js';
-import { DEFAULT_TABLE, migrateStatement, quotedTable, type Statements, statements } from './statements.js';
+import { DEFAULT_TABLE, migrateStatement, type Statements, statements } from './statements.js';
+import { quotedTable } from './table-name.js';
 import { refuseNonTransactional } from './transaction-client.js';
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
