@@ -2,7 +2,7 @@ import type { DedupeStore } from '@sms-webhooks/core';
 import type { OrderClaimResult } from '@sms-webhooks/core/store';
 import { type ClaimResult, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
-import { eventKey, orderKey } from './event-key.js';
+import { orderKey, storedKey } from './event-key.js';
 import {
   CLAIM,
   CLAIM_ORDER,
@@ -126,7 +126,7 @@ export class RedisStore implements DedupeStore {
 
   /** The Redis key an event id is stored under. */
   keyFor(id: string): string {
-    return eventKey(this.prefix, id);
+    return storedKey(this.prefix, id);
   }
 
   async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
