@@ -19,7 +19,6 @@ import { leavesToHttp } from './http-server-span.js';
 import type { DeliveryEntry } from './instruments.js';
 import type { ObserverShared, SpanStart } from './observer-shared.js';
 import { acceptedOutcome, errorCodeOf, outcomeOf } from './outcome.js';
-import { isPromiseLike } from './promise-like.js';
 import { seconds } from './seconds.js';
 import { toTraceContext } from './trace-context.js';
 
@@ -127,7 +126,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     return this.recording ? toTraceContext(this.span.spanContext()) : undefined;
   }
 
-  store<R>(operation: StoreOperation, call: () => R): R {
+  async store<R>(operation: StoreOperation, call: () => Promise<R>): Promise<R> {
     const start = performance.now();
     // Store operations are events on the delivery span; only the hand-off to a queue gets a span of its
     // own, so a queue's instrumentation can nest under it.
@@ -139,57 +138,41 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
             this.context(),
           )
         : undefined;
-    let result: R;
     try {
-      result = span === undefined ? call() : context.with(trace.setSpan(this.context(), span), call);
+      const value = await (span === undefined
+        ? call()
+        : context.with(trace.setSpan(this.context(), span), call));
+      this.#storeDone(operation, start, span, value, false, undefined);
+      return value;
     } catch (error) {
-      this.#storeDone(operation, start, span, true, undefined, true, error);
+      this.#storeDone(operation, start, span, undefined, true, error);
       throw error;
     }
-    if (isPromiseLike(result)) {
-      return result.then(
-        (value) => {
-          this.#storeDone(operation, start, span, true, value, false, undefined);
-          return value;
-        },
-        (error: unknown) => {
-          this.#storeDone(operation, start, span, true, undefined, true, error);
-          throw error;
-        },
-      ) as R;
-    }
-    // A synchronous store (MemoryStore) answers in a microsecond or two: below the histogram's first
-    // bucket, so only `detail: 'full'` records its latency.
-    this.#storeDone(operation, start, span, this.#shared.config.full, result, false, undefined);
-    return result;
   }
 
   #storeDone(
     operation: StoreOperation,
     start: number,
     span: Span | undefined,
-    timed: boolean,
     value: unknown,
     failed: boolean,
     error: unknown,
   ): void {
     const type = failed ? errorType(error) : undefined;
     const result = failed ? undefined : storeResult(operation, value);
-    const duration = timed ? seconds(start) : 0;
-    if (timed) {
-      const store = this.#receiver.store;
-      const attributes = this.#shared.instruments.storeSets.get(
-        `${store} ${operation}`,
-        type === undefined ? `ok ${result}` : `error ${type}`,
-        () => {
-          const set: Attributes = { [ATTR.storeOperation]: operation, [ATTR.store]: store };
-          if (type !== undefined) set[ATTR.errorType] = type;
-          else if (result !== undefined) set[ATTR.storeResult] = result;
-          return set;
-        },
-      );
-      this.#shared.instruments.storeDuration.record(duration, attributes);
-    }
+    const duration = seconds(start);
+    const store = this.#receiver.store;
+    const set = this.#shared.instruments.storeSets.get(
+      `${store} ${operation}`,
+      type === undefined ? `ok ${result}` : `error ${type}`,
+      () => {
+        const fresh: Attributes = { [ATTR.storeOperation]: operation, [ATTR.store]: store };
+        if (type !== undefined) fresh[ATTR.errorType] = type;
+        else if (result !== undefined) fresh[ATTR.storeResult] = result;
+        return fresh;
+      },
+    );
+    this.#shared.instruments.storeDuration.record(duration, set);
     if (!this.recording) return;
     if (span !== undefined) {
       span.setAttribute(ATTR.storeOperation, operation);
@@ -204,7 +187,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     }
     // By default only what goes wrong gets an event: a store that threw, a claim no longer held.
     if (!this.#shared.config.full && type === undefined && result !== 'not_held') return;
-    const attributes: Attributes = timed ? { [ATTR.storeDuration]: duration } : {};
+    const attributes: Attributes = { [ATTR.storeDuration]: duration };
     if (type !== undefined) attributes[ATTR.errorType] = type;
     else if (result !== undefined) attributes[ATTR.storeResult] = result;
     this.span.addEvent(STORE_EVENT[operation], attributes);

@@ -8,7 +8,7 @@ import type { Instruments } from './instruments.js';
  * attributes, events only for what goes wrong (an exception, a failed handler, a claim no longer held),
  * the handlers running with the delivery span active. With `full`: an event for each step (claim,
  * answer, complete or release) with the store's answer and latency, a child span per handler in whose
- * context it runs, and the latency of synchronous store operations too.
+ * context it runs.
  */
 export interface ObserverConfig {
   readonly full: boolean;

@@ -20,8 +20,8 @@ export interface OtelInstrumentationOptions {
   meterProvider?: MeterProvider;
   /**
    * `'delivery'` (default): one span per delivery, its steps (claim, each handler, complete) as events
-   * on it, the handlers running with it active. `'full'`: also a child span per handler, in whose context
-   * it runs, and the latency of synchronous store operations (MemoryStore) too.
+   * on it, the handlers running with it active. `'full'`: also a child span per handler, in whose
+   * context it runs.
    */
   detail?: 'delivery' | 'full';
   /**
