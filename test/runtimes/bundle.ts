@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { WEB_ENTRIES, webPlatform } from '../../packages/core/web-platform.js';
@@ -19,8 +20,13 @@ function sources(platform: 'web' | 'node') {
     }) {
       build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
         const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
-        if (platform === 'web' && pkg === 'core')
-          return { path: WEB_ENTRIES[sub ? (`${sub}/index` as 'adapter/index') : 'index'] };
+        if (platform === 'web' && pkg === 'core') {
+          const entry = sub === undefined ? 'index' : sub === 'adapter' ? 'adapter/index' : sub;
+          return { path: WEB_ENTRIES[entry as keyof typeof WEB_ENTRIES] };
+        }
+        // A sub-entry is a file (core's store.ts) or a folder with an index.ts (core's adapter/).
+        const file = `${PACKAGES}${pkg}/src/${sub}.ts`;
+        if (sub !== undefined && existsSync(file)) return { path: file };
         return { path: `${PACKAGES}${pkg}/src/${sub ? `${sub}/` : ''}index.ts` };
       });
     },

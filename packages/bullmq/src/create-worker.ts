@@ -2,6 +2,7 @@ import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import {
   type AdapterReceiver,
   LeaseKeeper,
+  optionError,
   positiveOption,
   toRunHandlers,
   type WebhookHandlers,
@@ -74,8 +75,9 @@ export function createWorker(
   options: CreateWorkerOptions,
 ): Worker<WebhookJobData, unknown, string> {
   if (typeof options !== 'object' || options === null || options.connection === undefined) {
-    throw new TypeError(
-      '@sms-webhooks/bullmq: createWorker needs `connection` (the Redis the queue lives in).',
+    throw optionError(
+      '@sms-webhooks/bullmq',
+      'createWorker needs `connection` (the Redis the queue lives in).',
     );
   }
   const run = toRunHandlers(source, '@sms-webhooks/bullmq');

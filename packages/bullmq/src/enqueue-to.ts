@@ -1,4 +1,10 @@
-import { type Dispatch, DispatchTimeoutError, positiveOption, withTimeout } from '@sms-webhooks/core/queue';
+import {
+  type Dispatch,
+  DispatchTimeoutError,
+  optionError,
+  positiveOption,
+  withTimeout,
+} from '@sms-webhooks/core/queue';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
@@ -29,7 +35,7 @@ const OWNER = { owner: '@sms-webhooks/bullmq', integer: true } as const;
  */
 export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispatch {
   if (typeof queue?.add !== 'function') {
-    throw new TypeError('@sms-webhooks/bullmq: enqueueTo(queue) needs a BullMQ Queue.');
+    throw optionError(OWNER.owner, 'enqueueTo(queue) needs a BullMQ Queue.');
   }
   const attempts = positiveOption('attempts', options.attempts, 8, OWNER);
   const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, 5000, { ...OWNER, unit: 'ms' });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DedupeStore } from '@sms-webhooks/core';
+import { optionError } from '@sms-webhooks/core/queue';
 import type { Job, Queue } from 'bullmq';
 import type { WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
@@ -89,8 +90,9 @@ export async function replayFailed(
 ): Promise<ReplayResult> {
   const store = options?.store;
   if (typeof store?.claim !== 'function') {
-    throw new TypeError(
-      "@sms-webhooks/bullmq: replayFailed(queue, eventId, { store }) needs the receiver's dedupe store.",
+    throw optionError(
+      '@sms-webhooks/bullmq',
+      "replayFailed(queue, eventId, { store }) needs the receiver's dedupe store.",
     );
   }
   const jobId = jobIdFor(eventId);

@@ -1,14 +1,6 @@
-import type { AnyWebhookEvent } from '@sms-webhooks/core';
 import type { DeliveryHistory, Emulator } from '@sms-webhooks/emulator';
-import { type CliState, readState, writeState } from './state-file.js';
-
-/** One event of `listen`'s last run as the state file keeps it. */
-export interface KeptEvent {
-  event: AnyWebhookEvent;
-  attempts: number;
-  /** ISO time of the retry that was scheduled, or null. */
-  next_attempt_at: string | null;
-}
+import { readState, writeState } from './state-file.js';
+import type { CliState, KeptEvent } from './state-format.js';
 
 /** The newest events kept; older ones are dropped from the file (and so from `resend` after a restart). */
 const MAX_KEPT_EVENTS = 100;

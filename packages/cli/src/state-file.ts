@@ -4,24 +4,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
-import type { KeptEvent } from './listen-history.js';
-
-/** An event `send` posted, kept so `send --id` repeats the same bytes with the next attempt number. */
-export interface SentEvent {
-  type: string;
-  body: string;
-  attempt: number;
-}
-
-/** What the CLI keeps between runs: a small JSON file, readable only by its owner (it holds a secret). */
-export interface CliState {
-  /** The secret `listen` gives its emulator's webhooks, so an app keeps verifying across restarts. */
-  webhook_secret?: string;
-  /** Newest last; at most MAX_SENT_EVENTS. */
-  sent_events?: Record<string, SentEvent>;
-  /** The events of `listen`'s last run and their scheduled retries, taken up by the next run. */
-  listen_events?: KeptEvent[];
-}
+import type { CliState, SentEvent } from './state-format.js';
 
 const MAX_SENT_EVENTS = 100;
 

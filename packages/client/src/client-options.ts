@@ -43,22 +43,24 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'fet
 
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
-    throw new TypeError('@sms-webhooks/client: apiKey is required (an sk_live_… or sk_test_… key).');
+    throw optionError('apiKey is required (an sk_live_… or sk_test_… key).');
   }
   if (options.apiKey !== options.apiKey.trim()) {
-    throw new TypeError('@sms-webhooks/client: apiKey has leading or trailing whitespace.');
+    throw optionError(
+      'apiKey has leading or trailing whitespace (a stray newline from a .env file?). Trim it.',
+    );
   }
   let base: URL;
   try {
     base = new URL(options.baseUrl);
   } catch {
-    throw new TypeError(
-      `@sms-webhooks/client: baseUrl must be an absolute URL, got ${JSON.stringify(options.baseUrl)}.`,
+    throw optionError(
+      `baseUrl must be an absolute URL (the service's, or the emulator's http://127.0.0.1:4010), got ${JSON.stringify(options.baseUrl)}.`,
     );
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
-    throw new TypeError('@sms-webhooks/client: no global fetch (Node 20+), pass options.fetch.');
+    throw optionError('no global fetch (Node 20+), pass options.fetch.');
   }
   return {
     apiKey: options.apiKey,

@@ -148,8 +148,9 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedEmulatorO
 function checkWebhookSecret(secret: unknown): string | undefined {
   if (secret === undefined) return undefined;
   if (typeof secret !== 'string' || !/^whsec_\S+$/.test(secret)) {
-    throw new TypeError(
-      '@sms-webhooks/emulator: webhookSecret must be a whsec_… string without whitespace (a stray newline from a .env file?).',
+    throw optionError(
+      OWNER.owner,
+      'webhookSecret must be a whsec_… string without whitespace (a stray newline from a .env file?).',
     );
   }
   return secret;
@@ -158,8 +159,9 @@ function checkWebhookSecret(secret: unknown): string | undefined {
 function checkApiKeys(keys: unknown): readonly string[] | undefined {
   if (keys === undefined) return undefined;
   if (!Array.isArray(keys) || keys.length === 0 || keys.some((k) => typeof k !== 'string' || k === '')) {
-    throw new TypeError(
-      '@sms-webhooks/emulator: webhookSecretApiKeys must be a non-empty array of API keys (sk_test_…), or left out for every key.',
+    throw optionError(
+      OWNER.owner,
+      'webhookSecretApiKeys must be a non-empty array of API keys (sk_test_…), or left out for every key.',
     );
   }
   return [...keys];
@@ -169,18 +171,19 @@ function clockOf(options: EmulatorOptions): { now: () => number; clock: Emulator
   const { clock, now } = options;
   if (clock === undefined) {
     if (now !== undefined && typeof now !== 'function') {
-      throw new TypeError('@sms-webhooks/emulator: now must be a function returning epoch milliseconds.');
+      throw optionError(OWNER.owner, 'now must be a function returning epoch milliseconds.');
     }
     // `now` alone moves token expiry and record times; deliveries are still signed at the real time.
     return { now: now ?? Date.now, clock: systemClock };
   }
   if (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function') {
-    throw new TypeError(
-      "@sms-webhooks/emulator: clock must have now() and setTimer(fn, ms), like core's systemClock or VirtualClock from @sms-webhooks/core/testing.",
+    throw optionError(
+      OWNER.owner,
+      "clock must have now() and setTimer(fn, ms), like core's systemClock or VirtualClock from @sms-webhooks/core/testing.",
     );
   }
   if (now !== undefined) {
-    throw new TypeError('@sms-webhooks/emulator: give clock or now, not both: the clock has its own now().');
+    throw optionError(OWNER.owner, 'give clock or now, not both: the clock has its own now().');
   }
   return { now: () => clock.now(), clock };
 }

@@ -1,5 +1,6 @@
 import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, drainTimeoutOption } from '@sms-webhooks/core/adapter';
+import { optionError } from '@sms-webhooks/core/store';
 
 export interface WebhookPluginOptions {
   /** From `createReceiver()`: handlers, secret, store and body limit all live there. */
@@ -11,7 +12,7 @@ export interface WebhookPluginOptions {
 }
 
 function fail(message: string): never {
-  throw new TypeError(`@sms-webhooks/fastify: ${message}`);
+  throw optionError('@sms-webhooks/fastify', message);
 }
 
 /** Checked at register time, so a mistake stops start-up instead of failing the first delivery. */

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Receiver } from '@sms-webhooks/core';
 import { createNodeHandler, type NodeExchange, type ReceiverResponse } from '@sms-webhooks/core/adapter';
+import { optionError } from '@sms-webhooks/core/store';
 
 /** The part of Koa's context the middleware uses; Koa 2 and 3 (and @koa/router's context) all fit. */
 export interface WebhookContext {
@@ -51,7 +52,7 @@ export function webhookMiddleware(
 ): WebhookKoaMiddleware {
   const { path } = options;
   if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) {
-    throw new TypeError(`@sms-webhooks/koa: \`path\` must start with '/', got ${JSON.stringify(path)}.`);
+    throw optionError('@sms-webhooks/koa', `\`path\` must start with '/', got ${JSON.stringify(path)}.`);
   }
   const handle = createNodeHandler(receiver, {
     name: '@sms-webhooks/koa',

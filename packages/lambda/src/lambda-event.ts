@@ -1,3 +1,4 @@
+import { optionError } from '@sms-webhooks/core/store';
 import type {
   ALBEvent,
   ALBResult,
@@ -55,8 +56,11 @@ function entries(single: Headers1, multi: MultiHeaders1): [string, string][] {
 
 export function readEvent(event: LambdaHttpEvent): HttpRequestParts {
   if (event === null || typeof event !== 'object') {
-    throw new TypeError(
-      `@sms-webhooks/lambda: the handler was invoked with ${event === null ? 'null' : typeof event}, not an HTTP event (API Gateway, Function URL or ALB).`,
+    // No HTTP client can send a non-object: the function is wired to something other than HTTP.
+    throw optionError(
+      '@sms-webhooks/lambda',
+      `the handler was invoked with ${event === null ? 'null' : typeof event}, not an HTTP event: give the function an API Gateway, Function URL or ALB trigger.`,
+      'ERR_SMS_LAMBDA_OPTIONS',
     );
   }
   if (isV2(event)) {

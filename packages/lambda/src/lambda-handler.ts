@@ -1,5 +1,6 @@
 import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
+import { optionError } from '@sms-webhooks/core/store';
 import type { Context } from 'aws-lambda';
 import { type LambdaHttpEvent, type LambdaHttpResult, readEvent } from './lambda-event.js';
 import { toRequest } from './to-request.js';
@@ -20,10 +21,6 @@ export interface LambdaHandlerOptions {
 
 export type LambdaWebhookHandler = (event: LambdaHttpEvent, context?: Context) => Promise<LambdaHttpResult>;
 
-function optionsError(message: string): TypeError {
-  return Object.assign(new TypeError(`${NAME}: ${message}`), { code: 'ERR_SMS_LAMBDA_OPTIONS' });
-}
-
 /**
  * `export const handler = lambdaHandler(receiver)`: an AWS Lambda handler for API Gateway (REST and HTTP
  * APIs), Function URLs and Application Load Balancers. It turns the event into a Web `Request` and core's
@@ -34,8 +31,10 @@ export function lambdaHandler(receiver: Receiver, options: LambdaHandlerOptions 
   checkReceiver(NAME, receiver, 'lambdaHandler(receiver) needs a receiver from createReceiver()');
   const { answerBeforeHandlers } = options;
   if (answerBeforeHandlers !== undefined && answerBeforeHandlers !== ACKNOWLEDGED) {
-    throw optionsError(
+    throw optionError(
+      NAME,
       `answerBeforeHandlers must be '${ACKNOWLEDGED}' (to return before the handlers finish, knowing Lambda freezes them), or left out; got ${JSON.stringify(answerBeforeHandlers)}.`,
+      'ERR_SMS_LAMBDA_OPTIONS',
     );
   }
   const waitForHandlers = answerBeforeHandlers === undefined;

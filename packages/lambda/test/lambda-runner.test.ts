@@ -39,6 +39,9 @@ async function bundleFunction(outfile: string) {
         }) {
           build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
             const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
+            // A sub-entry is a file (core's store.ts) or a folder with an index.ts (core's adapter/).
+            const file = `${PACKAGES}${pkg}/src/${sub}.ts`;
+            if (sub !== undefined && existsSync(file)) return { path: file };
             return { path: `${PACKAGES}${pkg}/src/${sub ? `${sub}/` : ''}index.ts` };
           });
         },

@@ -1,8 +1,11 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { AnyWebhookHandler, Receiver } from '@sms-webhooks/core';
+import { optionError } from '@sms-webhooks/core/store';
 import { handlerTypes } from './on-sms-webhook.js';
 import { SMS_WEBHOOK_RECEIVER } from './tokens.js';
+
+const OWNER = '@sms-webhooks/nestjs';
 
 /** Finds every `@OnSmsWebhook` method on the app's providers and controllers and registers it. */
 @Injectable()
@@ -29,8 +32,9 @@ export class SmsWebhookHandlerExplorer implements OnModuleInit {
         if (types === undefined) continue;
         const where = `${instance.constructor?.name ?? String(wrapper.token)}.${name}`;
         if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
-          throw new Error(
-            `@sms-webhooks/nestjs: ${where} has @OnSmsWebhook, but its provider is request-scoped or ` +
+          throw optionError(
+            OWNER,
+            `${where} has @OnSmsWebhook, but its provider is request-scoped or ` +
               'transient (or depends on one): put webhook handlers on singleton providers.',
           );
         }

@@ -1,6 +1,9 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { ReceiverOptions } from '@sms-webhooks/core';
 import { drainTimeoutOption } from '@sms-webhooks/core/adapter';
+import { optionError } from '@sms-webhooks/core/store';
+
+const OWNER = '@sms-webhooks/nestjs';
 
 export interface SmsWebhooksModuleOptions extends ReceiverOptions {
   /**
@@ -36,7 +39,7 @@ export type SmsWebhooksModuleForRootOptions = typeof OPTIONS_TYPE;
 export type SmsWebhooksModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
 
 function fail(message: string): never {
-  throw new TypeError(`@sms-webhooks/nestjs: ${message}`);
+  throw optionError(OWNER, message);
 }
 
 /** The token of the options below (an internal provider). */
@@ -59,6 +62,6 @@ export function splitOptions(options: SmsWebhooksModuleOptions | undefined): Spl
       `the \`path\` option must be a route path starting with '/', such as '/webhooks/sms', got ${JSON.stringify(path)}.`,
     );
   }
-  const drainTimeoutMs = drainTimeoutOption('@sms-webhooks/nestjs', drainOption);
+  const drainTimeoutMs = drainTimeoutOption(OWNER, drainOption);
   return { receiver, path, drainTimeoutMs };
 }

@@ -1,4 +1,7 @@
 import { EVENT_TYPES, type EventType, type HandlerContext, type WebhookEvent } from '@sms-webhooks/core';
+import { optionError } from '@sms-webhooks/core/store';
+
+const OWNER = '@sms-webhooks/nestjs';
 
 const HANDLER_TYPES = '@sms-webhooks/nestjs:on-sms-webhook';
 
@@ -24,20 +27,21 @@ export type OnSmsWebhookDecorator<T extends EventType> = <M extends SmsWebhookHa
 export function OnSmsWebhook<T extends EventType>(type: T | readonly T[]): OnSmsWebhookDecorator<T> {
   const types: readonly string[] = typeof type === 'string' ? [type] : type;
   if (!Array.isArray(types) || types.length === 0) {
-    throw new TypeError('@sms-webhooks/nestjs: @OnSmsWebhook(type) needs an event type or a non-empty list.');
+    throw optionError(OWNER, '@OnSmsWebhook(type) needs an event type or a non-empty list.');
   }
   for (const t of types) {
     // Caught by the compiler in TypeScript; this is for JavaScript, and for casts.
     if (!(EVENT_TYPES as readonly string[]).includes(t)) {
-      throw new TypeError(
-        `@sms-webhooks/nestjs: @OnSmsWebhook(${JSON.stringify(t)}): not an event type. Known: ${EVENT_TYPES.join(', ')}.`,
+      throw optionError(
+        OWNER,
+        `@OnSmsWebhook(${JSON.stringify(t)}): not an event type. Known: ${EVENT_TYPES.join(', ')}.`,
       );
     }
   }
   return (_target, key, descriptor) => {
     const method = descriptor.value;
     if (typeof method !== 'function') {
-      throw new TypeError(`@sms-webhooks/nestjs: @OnSmsWebhook goes on a method; ${String(key)} is not one.`);
+      throw optionError(OWNER, `@OnSmsWebhook goes on a method; ${String(key)} is not one.`);
     }
     // Stacked decorators add up instead of the last one winning.
     const previous: readonly string[] = Reflect.getMetadata(HANDLER_TYPES, method) ?? [];

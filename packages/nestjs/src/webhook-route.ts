@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 import type { Receiver } from '@sms-webhooks/core';
+import { optionError } from '@sms-webhooks/core/store';
 import { type WebhookRequestHandler, webhookMiddleware } from '@sms-webhooks/express';
 import { type WebhookPluginOptions, webhookPlugin } from '@sms-webhooks/fastify';
 import { SPLIT_OPTIONS, type SplitOptions } from './module-options.js';
 import { SMS_WEBHOOK_RECEIVER } from './tokens.js';
+
+const OWNER = '@sms-webhooks/nestjs';
 
 /** The few calls made on each platform's own instance. */
 interface ExpressApp {
@@ -51,8 +54,9 @@ export class SmsWebhookRoute implements OnModuleInit, OnApplicationShutdown {
       } else if (platform === 'fastify') {
         adapter.getInstance<FastifyApp>().register(webhookPlugin, { receiver, path, drainTimeoutMs });
       } else {
-        throw new Error(
-          `@sms-webhooks/nestjs: the HTTP platform '${platform}' is not supported: the webhook route needs ` +
+        throw optionError(
+          OWNER,
+          `the HTTP platform '${platform}' is not supported: the webhook route needs ` +
             'the raw request body, which this module can read on @nestjs/platform-express and ' +
             '@nestjs/platform-fastify only.',
         );

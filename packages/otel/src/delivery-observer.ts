@@ -1,15 +1,4 @@
-import {
-  type Attributes,
-  type AttributeValue,
-  type Context,
-  context,
-  type Span,
-  SpanKind,
-  type SpanOptions,
-  SpanStatusCode,
-  type Tracer,
-  trace,
-} from '@opentelemetry/api';
+import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type {
   AnyWebhookEvent,
   AnyWebhookHandler,
@@ -23,13 +12,13 @@ import type {
   StoreOperation,
   TraceContext,
 } from '@sms-webhooks/core/instrumentation';
-import { ATTR, EVENT, MESSAGING_SYSTEM, SPAN } from './attributes.js';
+import { ATTR, EVENT, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
 import { leavesToHttp } from './http-server-span.js';
-import type { DeliveryEntry, Instruments } from './instruments.js';
+import type { DeliveryEntry } from './instruments.js';
+import type { ObserverShared, SpanStart } from './observer-shared.js';
 import { acceptedOutcome, errorCodeOf, outcomeOf } from './outcome.js';
-import { isPromiseLike } from './promise-like.js';
 import { seconds } from './seconds.js';
 import { toTraceContext } from './trace-context.js';
 
@@ -57,74 +46,8 @@ const STORE_EVENT: Record<StoreOperation, string> = {
   releaseOrder: `${EVENT.storePrefix}release_order`,
 };
 
-/**
- * How much one instrumentation records per delivery. Without `full`: the delivery span and its
- * attributes, events only for what goes wrong (an exception, a failed handler, a claim no longer held),
- * the handlers running with the delivery span active. With `full`: an event for each step (claim,
- * answer, complete or release) with the store's answer and latency, a child span per handler in whose
- * context it runs, and the latency of synchronous store operations too.
- */
-export interface ObserverConfig {
-  readonly full: boolean;
-  /** Record the method, user agent, status and answer duration under the HTTP instrumentation too. */
-  readonly httpDuplicates: boolean;
-}
-
-/**
- * How a delivery span starts: its options, and the attributes set once it has started. A sampler sees
- * the attributes given at the start, and decides alone for a root span; under a parent the SDK's
- * default sampler (ParentBased) follows the parent's decision, so ours sets them after the start, which
- * costs the SDK less than half as much (it copies and checks start attributes twice).
- */
-interface SpanStart {
-  readonly options: SpanOptions;
-  readonly after: readonly (readonly [string, AttributeValue])[];
-}
-
 function setAll(span: Span, attributes: SpanStart['after']): void {
   for (let i = 0; i < attributes.length; i++) span.setAttribute(attributes[i]![0], attributes[i]![1]);
-}
-
-/** What every delivery of one receiver shares: built once, on its first delivery. */
-interface PerReceiver {
-  /** Alone: the server side of the webhook request. */
-  readonly server: SpanStart;
-  /** Under a span of the app's own. */
-  readonly internal: SpanStart;
-  /** Under the HTTP instrumentation's server span, which has the method already. */
-  readonly underHttp: SpanStart;
-}
-
-/** One instrumentation's tracer, instruments and settings, shared by the observers it starts. */
-export class ObserverShared {
-  readonly #perReceiver = new WeakMap<InstrumentedReceiver, PerReceiver>();
-
-  constructor(
-    readonly tracer: Tracer,
-    readonly instruments: Instruments,
-    readonly config: ObserverConfig,
-  ) {}
-
-  forReceiver(receiver: InstrumentedReceiver): PerReceiver {
-    let found = this.#perReceiver.get(receiver);
-    if (found === undefined) {
-      const own = Object.freeze({
-        [ATTR.messagingSystem]: MESSAGING_SYSTEM,
-        [ATTR.messagingOperationType]: 'process',
-        [ATTR.store]: receiver.store,
-        [ATTR.respond]: receiver.respond,
-      });
-      const attributes = Object.freeze({ [ATTR.httpMethod]: 'POST', ...own });
-      const internal = Object.freeze({ kind: SpanKind.INTERNAL });
-      found = {
-        server: { options: { kind: SpanKind.SERVER, attributes }, after: [] },
-        internal: { options: internal, after: Object.freeze(Object.entries(attributes)) },
-        underHttp: { options: internal, after: Object.freeze(Object.entries(own)) },
-      };
-      this.#perReceiver.set(receiver, found);
-    }
-    return found;
-  }
 }
 
 /**
@@ -203,7 +126,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     return this.recording ? toTraceContext(this.span.spanContext()) : undefined;
   }
 
-  store<R>(operation: StoreOperation, call: () => R): R {
+  async store<R>(operation: StoreOperation, call: () => Promise<R>): Promise<R> {
     const start = performance.now();
     // Store operations are events on the delivery span; only the hand-off to a queue gets a span of its
     // own, so a queue's instrumentation can nest under it.
@@ -215,57 +138,41 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
             this.context(),
           )
         : undefined;
-    let result: R;
     try {
-      result = span === undefined ? call() : context.with(trace.setSpan(this.context(), span), call);
+      const value = await (span === undefined
+        ? call()
+        : context.with(trace.setSpan(this.context(), span), call));
+      this.#storeDone(operation, start, span, value, false, undefined);
+      return value;
     } catch (error) {
-      this.#storeDone(operation, start, span, true, undefined, true, error);
+      this.#storeDone(operation, start, span, undefined, true, error);
       throw error;
     }
-    if (isPromiseLike(result)) {
-      return result.then(
-        (value) => {
-          this.#storeDone(operation, start, span, true, value, false, undefined);
-          return value;
-        },
-        (error: unknown) => {
-          this.#storeDone(operation, start, span, true, undefined, true, error);
-          throw error;
-        },
-      ) as R;
-    }
-    // A synchronous store (MemoryStore) answers in a microsecond or two: below the histogram's first
-    // bucket, so only `detail: 'full'` records its latency.
-    this.#storeDone(operation, start, span, this.#shared.config.full, result, false, undefined);
-    return result;
   }
 
   #storeDone(
     operation: StoreOperation,
     start: number,
     span: Span | undefined,
-    timed: boolean,
     value: unknown,
     failed: boolean,
     error: unknown,
   ): void {
     const type = failed ? errorType(error) : undefined;
     const result = failed ? undefined : storeResult(operation, value);
-    const duration = timed ? seconds(start) : 0;
-    if (timed) {
-      const store = this.#receiver.store;
-      const attributes = this.#shared.instruments.storeSets.get(
-        `${store} ${operation}`,
-        type === undefined ? `ok ${result}` : `error ${type}`,
-        () => {
-          const set: Attributes = { [ATTR.storeOperation]: operation, [ATTR.store]: store };
-          if (type !== undefined) set[ATTR.errorType] = type;
-          else if (result !== undefined) set[ATTR.storeResult] = result;
-          return set;
-        },
-      );
-      this.#shared.instruments.storeDuration.record(duration, attributes);
-    }
+    const duration = seconds(start);
+    const store = this.#receiver.store;
+    const set = this.#shared.instruments.storeSets.get(
+      `${store} ${operation}`,
+      type === undefined ? `ok ${result}` : `error ${type}`,
+      () => {
+        const fresh: Attributes = { [ATTR.storeOperation]: operation, [ATTR.store]: store };
+        if (type !== undefined) fresh[ATTR.errorType] = type;
+        else if (result !== undefined) fresh[ATTR.storeResult] = result;
+        return fresh;
+      },
+    );
+    this.#shared.instruments.storeDuration.record(duration, set);
     if (!this.recording) return;
     if (span !== undefined) {
       span.setAttribute(ATTR.storeOperation, operation);
@@ -280,7 +187,7 @@ export class OtelDeliveryObserver implements DeliveryObserver, HandlerScope {
     }
     // By default only what goes wrong gets an event: a store that threw, a claim no longer held.
     if (!this.#shared.config.full && type === undefined && result !== 'not_held') return;
-    const attributes: Attributes = timed ? { [ATTR.storeDuration]: duration } : {};
+    const attributes: Attributes = { [ATTR.storeDuration]: duration };
     if (type !== undefined) attributes[ATTR.errorType] = type;
     else if (result !== undefined) attributes[ATTR.storeResult] = result;
     this.span.addEvent(STORE_EVENT[operation], attributes);

@@ -1,8 +1,8 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { AnyWebhookHandler } from '@sms-webhooks/core';
 import { ATTR, EVENT, SPAN } from './attributes.js';
-import type { ObserverShared } from './delivery-observer.js';
 import { asException, errorMessage, errorType } from './error-type.js';
+import type { ObserverShared } from './observer-shared.js';
 import { isPromiseLike } from './promise-like.js';
 import { seconds } from './seconds.js';
 

@@ -1,7 +1,9 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
-import { ObserverShared, OtelDeliveryObserver } from './delivery-observer.js';
+import { optionError } from '@sms-webhooks/core/store';
+import { OtelDeliveryObserver } from './delivery-observer.js';
 import { instrumentsFor } from './instruments.js';
+import { ObserverShared } from './observer-shared.js';
 import { runQueued } from './queued-run.js';
 import { recordRefusal } from './refusal-span.js';
 import { sdkPresence } from './sdk-presence.js';
@@ -18,8 +20,8 @@ export interface OtelInstrumentationOptions {
   meterProvider?: MeterProvider;
   /**
    * `'delivery'` (default): one span per delivery, its steps (claim, each handler, complete) as events
-   * on it, the handlers running with it active. `'full'`: also a child span per handler, in whose context
-   * it runs, and the latency of synchronous store operations (MemoryStore) too.
+   * on it, the handlers running with it active. `'full'`: also a child span per handler, in whose
+   * context it runs.
    */
   detail?: 'delivery' | 'full';
   /**
@@ -38,25 +40,28 @@ export interface OtelInstrumentationOptions {
  */
 export function otelInstrumentation(options: OtelInstrumentationOptions = {}): Instrumentation {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(
-      '@sms-webhooks/otel: otelInstrumentation(options) takes an object: { tracerProvider?, meterProvider?, detail?, httpDuplicates? }.',
+    throw optionError(
+      INSTRUMENTATION_SCOPE,
+      'otelInstrumentation(options) takes an object: { tracerProvider?, meterProvider?, detail?, httpDuplicates? }.',
     );
   }
   const { tracerProvider, meterProvider, detail = 'delivery', httpDuplicates = false } = options;
   if (tracerProvider !== undefined && typeof tracerProvider.getTracer !== 'function') {
-    throw new TypeError('@sms-webhooks/otel: `tracerProvider` must have getTracer() (a TracerProvider).');
+    throw optionError(INSTRUMENTATION_SCOPE, '`tracerProvider` must have getTracer() (a TracerProvider).');
   }
   if (meterProvider !== undefined && typeof meterProvider.getMeter !== 'function') {
-    throw new TypeError('@sms-webhooks/otel: `meterProvider` must have getMeter() (a MeterProvider).');
+    throw optionError(INSTRUMENTATION_SCOPE, '`meterProvider` must have getMeter() (a MeterProvider).');
   }
   if (detail !== 'delivery' && detail !== 'full') {
-    throw new TypeError(
-      `@sms-webhooks/otel: \`detail\` is 'delivery' (the default) or 'full', not ${JSON.stringify(detail)}.`,
+    throw optionError(
+      INSTRUMENTATION_SCOPE,
+      `\`detail\` is 'delivery' (the default) or 'full', not ${JSON.stringify(detail)}.`,
     );
   }
   if (typeof httpDuplicates !== 'boolean') {
-    throw new TypeError(
-      `@sms-webhooks/otel: \`httpDuplicates\` is true or false (the default), not ${JSON.stringify(httpDuplicates)}.`,
+    throw optionError(
+      INSTRUMENTATION_SCOPE,
+      `\`httpDuplicates\` is true or false (the default), not ${JSON.stringify(httpDuplicates)}.`,
     );
   }
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_SCOPE);

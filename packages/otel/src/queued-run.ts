@@ -11,9 +11,9 @@ import {
 import type { WebhookHandlerError } from '@sms-webhooks/core';
 import type { HandlerObserver, QueuedRun } from '@sms-webhooks/core/instrumentation';
 import { ATTR, MESSAGING_SYSTEM, SPAN } from './attributes.js';
-import type { ObserverShared } from './delivery-observer.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
+import type { ObserverShared } from './observer-shared.js';
 import { isPromiseLike } from './promise-like.js';
 import { fromTraceContext } from './trace-context.js';
 

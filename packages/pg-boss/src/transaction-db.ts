@@ -1,3 +1,5 @@
+import { PgBossHandOffError } from './errors.js';
+
 /** What pg-boss runs its statements through (`{ db }` on send): `executeSql(text, values)` → `{ rows }`. */
 export interface SqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
@@ -34,7 +36,8 @@ export function transactionDb(tx: unknown): SqlExecutor {
     const client = tx as PgClient;
     return { executeSql: (text, values = []) => client.query(text, values) };
   }
-  throw new TypeError(
-    '@sms-webhooks/pg-boss: the store handed out a transaction that is neither a pg client nor a postgres.js sql.',
+  throw new PgBossHandOffError(
+    'ERR_SMS_PGBOSS_OPTIONS',
+    "the store handed out a transaction that is neither a pg client nor a postgres.js sql: pass the receiver's PostgresStore from @sms-webhooks/postgres, built with { pool } (pg) or { sql } (postgres.js).",
   );
 }

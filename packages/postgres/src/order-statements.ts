@@ -1,4 +1,4 @@
-import { checkTable } from './statements.js';
+import { checkTable } from './table-name.js';
 
 // clock_timestamp(), not now(): inside the handler's transaction now() is when that transaction began.
 const MS = (p: string) => `clock_timestamp() + ${p}::float8 * interval '1 millisecond'`;

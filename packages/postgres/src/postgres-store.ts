@@ -17,7 +17,8 @@ import {
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
 import { type OrderStatements, orderStatements } from './order-statements.js';
-import { DEFAULT_TABLE, migrateStatement, quotedTable, type Statements, statements } from './statements.js';
+import { DEFAULT_TABLE, migrateStatement, type Statements, statements } from './statements.js';
+import { quotedTable } from './table-name.js';
 import { refuseNonTransactional } from './transaction-client.js';
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
@@ -118,9 +119,7 @@ function positive(
 /** Durations go to SQL as whole milliseconds, rounded up so a lease is never shorter than asked. */
 function duration(name: string, ms: number): number {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    throw new TypeError(
-      `@sms-webhooks/postgres: ${name} must be a positive number of ms, got ${String(ms)}.`,
-    );
+    fail(`${name} must be a positive number of ms, got ${String(ms)}.`);
   }
   return Math.ceil(ms);
 }

@@ -1,5 +1,8 @@
 export type RedisStoreErrorCode =
-  /** Bad constructor options; the message says which and how to fix it. */
+  /**
+   * Bad constructor options, or a lease or retention that is not a positive number of ms; the message
+   * says which and how to fix it.
+   */
   | 'ERR_SMS_REDIS_OPTIONS'
   /** A command did not answer within `commandTimeoutMs`. */
   | 'ERR_SMS_REDIS_TIMEOUT'

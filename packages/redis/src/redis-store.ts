@@ -2,7 +2,7 @@ import type { DedupeStore } from '@sms-webhooks/core';
 import type { OrderClaimResult } from '@sms-webhooks/core/store';
 import { type ClaimResult, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
-import { eventKey, orderKey } from './event-key.js';
+import { orderKey, storedKey } from './event-key.js';
 import {
   CLAIM,
   CLAIM_ORDER,
@@ -67,7 +67,10 @@ function isNoScript(error: unknown): boolean {
 
 function duration(name: string, ms: number): string {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    throw new TypeError(`@sms-webhooks/redis: ${name} must be a positive number of ms, got ${String(ms)}.`);
+    throw new RedisStoreError(
+      'ERR_SMS_REDIS_OPTIONS',
+      `${name} must be a positive number of ms, got ${String(ms)}.`,
+    );
   }
   // PX takes whole milliseconds; round up so a lease is never shorter than asked.
   return String(Math.ceil(ms));
@@ -123,7 +126,7 @@ export class RedisStore implements DedupeStore {
 
   /** The Redis key an event id is stored under. */
   keyFor(id: string): string {
-    return eventKey(this.prefix, id);
+    return storedKey(this.prefix, id);
   }
 
   async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {

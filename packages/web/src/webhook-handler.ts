@@ -1,5 +1,6 @@
 import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
+import { optionError } from '@sms-webhooks/core/store';
 
 export type { WaitUntil };
 
@@ -37,7 +38,7 @@ export function webhookHandler(receiver: Receiver, options: WebhookHandlerOption
     'webhookHandler(receiver) needs a receiver from createReceiver()',
   );
   if (options.waitUntil !== undefined && typeof options.waitUntil !== 'function') {
-    throw new TypeError('@sms-webhooks/web: `waitUntil` must be a function such as ctx.waitUntil.');
+    throw optionError('@sms-webhooks/web', '`waitUntil` must be a function such as ctx.waitUntil.');
   }
   return (request, context) =>
     handleWebRequest(receiver, request, { waitUntil: pickWaitUntil(context, options.waitUntil) });

@@ -5,7 +5,8 @@ import type { CliIo } from '../io.js';
 import { networkReason } from '../network-reason.js';
 import { absoluteUrl, eventId, eventType, integer, jsonObject } from '../options.js';
 import { print } from '../output.js';
-import { type CliState, readState, rememberSent, statePath, writeState } from '../state-file.js';
+import { readState, rememberSent, statePath, writeState } from '../state-file.js';
+import type { CliState } from '../state-format.js';
 import { resolveSecret } from './secret.js';
 
 interface SendOptions {
