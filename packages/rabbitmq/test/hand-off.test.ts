@@ -3,8 +3,8 @@ import { promisify } from 'node:util';
 import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { createWorker, enqueueTo, messageIdFor } from '@sms-webhooks/rabbitmq';
 import { describe, expect, it } from 'vitest';
-import { startProxy } from './tcp-proxy.js';
 import { handOffReceiver, queueName, secret, useBroker, waitFor } from './set-up.js';
+import { startProxy } from './tcp-proxy.js';
 
 const run = promisify(execFile);
 const broker = useBroker();
@@ -156,7 +156,10 @@ describe('enqueueTo: the 200 once RabbitMQ confirmed', () => {
     expect(Buffer.byteLength(d.body)).toBeGreaterThan(1024 * 1024);
     expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
     const got: unknown[] = [];
-    const worker = await createWorker({ 'message.delivered': (e) => void got.push(e) }, { connection, queue, store });
+    const worker = await createWorker(
+      { 'message.delivered': (e) => void got.push(e) },
+      { connection, queue, store },
+    );
     broker.onCleanup(() => worker.close());
     await waitFor(() => got.length === 1, 'the 1 MiB event to run');
     expect(got[0]).toEqual(d.event);
@@ -203,6 +206,8 @@ describe('enqueueTo: the 200 once RabbitMQ confirmed', () => {
     const connection = await broker.connect();
     expect(() =>
       createReceiver({ secret, order: true, dispatch: enqueueTo(connection, { queue: queueName() }) }),
-    ).toThrow(expect.objectContaining({ code: 'ERR_SMS_OPTIONS', message: expect.stringMatching(/`order`/) }));
+    ).toThrow(
+      expect.objectContaining({ code: 'ERR_SMS_OPTIONS', message: expect.stringMatching(/`order`/) }),
+    );
   });
 });

@@ -51,7 +51,9 @@ export function useBroker(): Broker {
       cleanups.unshift(async () => {
         const connection = await amqp.connect(BROKER_URL);
         const channel = await connection.createChannel();
-        for (const name of [queue, `${queue}.failed`, ...retryWaits.map((w) => `${queue}.retry.${w}`)]) {
+        // The default back-off's waits (2 … 128 s), and those the test gave.
+        const waits = new Set([...[1, 2, 4, 8, 16, 32, 64].map((s) => s * 2000), ...retryWaits]);
+        for (const name of [queue, `${queue}.failed`, ...[...waits].map((w) => `${queue}.retry.${w}`)]) {
           await channel.deleteQueue(name);
         }
         await channel.deleteExchange(`${queue}.dead-letter`);
