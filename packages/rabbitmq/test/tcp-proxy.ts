@@ -33,18 +33,19 @@ export async function startProxy(target = { host: '127.0.0.1', port: 5672 }): Pr
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
+  const cut = () => {
+    down = true;
+    for (const socket of pairs) socket.destroy();
+    pairs.clear();
+  };
   return {
     url: `amqp://guest:guest@127.0.0.1:${port}`,
-    cut() {
-      down = true;
-      for (const socket of pairs) socket.destroy();
-      pairs.clear();
-    },
+    cut,
     restore() {
       down = false;
     },
     close() {
-      this.cut();
+      cut();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
