@@ -1,8 +1,8 @@
 import { createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { createWorker } from '@sms-webhooks/rabbitmq';
 import { describe, expect, it } from 'vitest';
-import { startProxy } from './tcp-proxy.js';
 import { captureLogger, handOffReceiver, queueName, secret, sleep, useBroker, waitFor } from './set-up.js';
+import { startProxy } from './tcp-proxy.js';
 
 const broker = useBroker();
 
@@ -20,12 +20,20 @@ describe('a broker outage mid-load', () => {
     const runs = new Map<string, number>();
     const worker = await createWorker(
       { 'message.delivered': (event) => void runs.set(event.id, (runs.get(event.id) ?? 0) + 1) },
-      { connection: await broker.connectRecovering(proxy.url), queue, store, prefetch: 20, logger: captureLogger() },
+      {
+        connection: await broker.connectRecovering(proxy.url),
+        queue,
+        store,
+        prefetch: 20,
+        logger: captureLogger(),
+      },
     );
     broker.onCleanup(() => worker.close());
 
     const total = 300;
-    const deliveries = Array.from({ length: total }, () => createTestDelivery('message.delivered', { secret }));
+    const deliveries = Array.from({ length: total }, () =>
+      createTestDelivery('message.delivered', { secret }),
+    );
     const answers: { status: number; ms: number; during: boolean }[] = [];
     let down = false;
     let sent = 0;
