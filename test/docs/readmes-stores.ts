@@ -350,6 +350,24 @@ export const STORE_READMES: ReadmeUnderTest[] = [
       ),
   },
   {
+    path: 'examples/rabbitmq/README.md',
+    setup: async () =>
+      withRabbitmq(
+        'example-rabbitmq',
+        // `start` printed its "running" line once its worker handled the demo's event (on a queue of
+        // its own); then the pieces, on SMS_WEBHOOKS_QUEUE: the send block's event is done in Redis.
+        async (redis, results) => {
+          const sent = results.at(-1)!.stdout;
+          expect(sent).toMatch(/\b200\b/);
+          await completedInRedis(redis, /\b(evt_\w+)/.exec(sent)![1]!);
+        },
+        {
+          SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-rabbitmq-${process.pid}.json`,
+          RECEIVER_PORT: String(await freePort()),
+        },
+      ),
+  },
+  {
     path: 'examples/postgres/README.md',
     setup: () =>
       withDatabase('example_postgres', async (query, results) => {
