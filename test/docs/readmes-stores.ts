@@ -4,6 +4,7 @@ import { jobIdFor } from '@sms-webhooks/bullmq';
 import { createTestDelivery } from '@sms-webhooks/core';
 import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import { startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import amqp from 'amqplib';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -151,6 +152,36 @@ function exampleApp(
   };
 }
 
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+
+/**
+ * The shared RabbitMQ (AMQP_URL) with a queue name of this run's own (SMS_WEBHOOKS_QUEUE), on top of
+ * withRedis for the store; its queues and exchange are deleted at the end.
+ */
+async function withRabbitmq(
+  name: string,
+  check: (redis: Redis, results: BlockResult[], env: Record<string, string>) => Promise<void>,
+  extraEnv: Record<string, string> = {},
+): Promise<ReadmeContext> {
+  const queue = `sms-docs-${name}-${process.pid}-${Date.now()}`;
+  const context = await withRedis(name, check, { AMQP_URL, SMS_WEBHOOKS_QUEUE: queue, ...extraEnv });
+  return {
+    ...context,
+    async close() {
+      const connection = await amqp.connect(AMQP_URL);
+      try {
+        const channel = await connection.createChannel();
+        const waits = [1, 2, 4, 8, 16, 32, 64].map((s) => `${queue}.retry.${s * 2000}`);
+        for (const q of [queue, `${queue}.failed`, ...waits]) await channel.deleteQueue(q);
+        await channel.deleteExchange(`${queue}.dead-letter`);
+      } finally {
+        await connection.close();
+        await context.close();
+      }
+    },
+  };
+}
+
 /** A signed delivery to `url`, with the README's secret; resolves with the answer. */
 async function deliver(url: string, env: Record<string, string>, type = 'message.delivered' as const) {
   const d = createTestDelivery(type, { secret: env.SMS_WEBHOOK_SECRET! });
@@ -231,6 +262,24 @@ export const STORE_READMES: ReadmeUnderTest[] = [
         expect(sent).toMatch(/^No failed events\.$/m);
       }),
   },
+  {
+    path: 'packages/rabbitmq/README.md',
+    setup: () =>
+      withRabbitmq(
+        'rabbitmq',
+        async (redis, results) => {
+          // The send block: answered 200 once confirmed; the worker ran it and completed the dedupe
+          // record; the failed-event blocks found none.
+          const sent = allOutput(results);
+          expect(sent).toMatch(/\b200\b/);
+          const eventId = /\b(evt_\w+)/.exec(sent)![1]!;
+          await completedInRedis(redis, eventId);
+          expect(sent).toMatch(/^0 failed event\(s\)$/m);
+          expect(sent).toMatch(/^No failed events\.$/m);
+        },
+        { SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-rabbitmq-${process.pid}.json` },
+      ),
+  },
   exampleApp('express'),
   exampleApp('fastify'),
   exampleApp('koa'),
@@ -296,6 +345,24 @@ export const STORE_READMES: ReadmeUnderTest[] = [
         (redis, results, env) => expectQueued(redis, results, env, 2),
         {
           SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-bullmq-${process.pid}.json`,
+          RECEIVER_PORT: String(await freePort()),
+        },
+      ),
+  },
+  {
+    path: 'examples/rabbitmq/README.md',
+    setup: async () =>
+      withRabbitmq(
+        'example-rabbitmq',
+        // `start` printed its "running" line once its worker handled the demo's event (on a queue of
+        // its own); then the pieces, on SMS_WEBHOOKS_QUEUE: the send block's event is done in Redis.
+        async (redis, results) => {
+          const sent = results.at(-1)!.stdout;
+          expect(sent).toMatch(/\b200\b/);
+          await completedInRedis(redis, /\b(evt_\w+)/.exec(sent)![1]!);
+        },
+        {
+          SMS_WEBHOOKS_STATE_FILE: `${process.cwd()}/test/.tmp/docs/state-rabbitmq-${process.pid}.json`,
           RECEIVER_PORT: String(await freePort()),
         },
       ),

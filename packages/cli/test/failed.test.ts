@@ -1,9 +1,11 @@
 import { enqueueTo as bullmqEnqueue, createWorker as bullmqWorker } from '@sms-webhooks/bullmq';
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { createWorker as pgBossWorker } from '@sms-webhooks/pg-boss';
+import { enqueueTo as rabbitEnqueue, createWorker as rabbitWorker } from '@sms-webhooks/rabbitmq';
 import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import amqp from 'amqplib';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +119,98 @@ describe('sms-webhooks failed (pg-boss)', () => {
     const unknown = await runCli(['failed', 'replay', 'evt_unknown', '--database-url', db.url]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/no job for evt_unknown/);
+  });
+});
+
+describe('sms-webhooks failed (rabbitmq)', () => {
+  let server: RedisServer;
+  const closers: Array<() => Promise<unknown>> = [];
+  const amqpUrl = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+  beforeAll(async () => {
+    server = await startRedisServer({ local: true });
+  });
+  afterEach(async () => {
+    for (const close of closers.reverse()) await close().catch(() => {});
+    closers.length = 0;
+  });
+  afterAll(() => server?.stop());
+
+  it('lists the failed event and replays it once with the RedisStore; a second replay finds nothing', async () => {
+    // A queue of this test's own on the shared broker, deleted afterwards.
+    const queue = `sms-test-cli-${process.pid}-${Date.now()}`;
+    const connection = await amqp.connect(amqpUrl);
+    connection.on('error', () => {});
+    closers.push(async () => {
+      const channel = await connection.createChannel();
+      for (const name of [queue, `${queue}.failed`, `${queue}.retry.10`]) await channel.deleteQueue(name);
+      await channel.deleteExchange(`${queue}.dead-letter`);
+      await connection.close();
+    });
+    const redis = new Redis(server.url);
+    closers.push(() => redis.quit());
+    const store = new RedisStore({ client: redis, clientType: 'ioredis' });
+    const receiver = createReceiver({
+      secret,
+      store,
+      logger: captureLogger(),
+      dispatch: rabbitEnqueue(connection, { store, queue }),
+    });
+    receiver.on('message.delivered', () => {});
+    const workerSide = createReceiver({ secret, store, logger: captureLogger() });
+    const handlers = failingHandlers(workerSide);
+    const worker = await rabbitWorker(workerSide, { connection, queue, attempts: 2, backoffMs: 10 });
+    closers.push(() => worker.close());
+    const d = createTestDelivery('message.delivered', { secret });
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+    const failedNow = async () =>
+      JSON.parse(
+        (await runCli(['failed', 'list', '--amqp-url', amqpUrl, '--queue', queue, '--json'])).stdout,
+      );
+    await waitFor(async () => (await failedNow()).length === 1, 'the event to fail for good');
+    expect(await failedNow()).toMatchObject([
+      { eventId: d.event.id, type: 'message.delivered', attempts: 2 },
+    ]);
+    const list = await runCli(['failed', 'list', '--amqp-url', amqpUrl, '--queue', queue]);
+    expect(list.stdout).toMatch(
+      new RegExp(`^1 failed event\\(s\\):\\n${d.event.id}  message.delivered  2 attempt\\(s\\)`),
+    );
+
+    handlers.healthy = true;
+    const replay = await runCli(['failed', 'replay', d.event.id, '--engine', 'rabbitmq', '--queue', queue], {
+      AMQP_URL: amqpUrl,
+      REDIS_URL: server.url,
+    });
+    expect(replay).toMatchObject({ code: 0, stderr: '' });
+    await waitFor(() => handlers.runs.length === 3, 'the replay to run');
+    await waitFor(async () => (await store.claim(d.event.id, 'probe', 1000)) === 'completed', 'the record');
+    const again = await runCli([
+      'failed',
+      'replay',
+      d.event.id,
+      '--amqp-url',
+      amqpUrl,
+      '--redis-url',
+      server.url,
+      '--queue',
+      queue,
+      '--json',
+    ]);
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ error: { code: 'job_not_found' } });
+    expect(handlers.runs).toHaveLength(3);
+  });
+
+  it('replay without a store says which flag to pass; an unreachable broker is a clear error without the password', async () => {
+    const res = await runCli(['failed', 'replay', 'evt_x', '--amqp-url', amqpUrl, '--json'], {
+      REDIS_URL: '',
+      DATABASE_URL: '',
+    });
+    expect(res.code).toBe(2);
+    expect(JSON.parse(res.stderr)).toMatchObject({ error: { code: 'store_missing' } });
+    const down = await runCli(['failed', 'list', '--amqp-url', 'amqp://guest:hunter2@127.0.0.1:1']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/could not reach the rabbitmq queue/);
+    expect(down.stderr).not.toMatch(/hunter2/);
   });
 });
 

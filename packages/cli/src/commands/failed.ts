@@ -5,7 +5,8 @@ import { eventId, integer } from '../options.js';
 import { print } from '../output.js';
 
 interface FailedOptions {
-  engine?: 'bullmq' | 'pg-boss';
+  engine?: 'bullmq' | 'pg-boss' | 'rabbitmq';
+  amqpUrl?: string;
   redisUrl?: string;
   databaseUrl?: string;
   queue?: string;
@@ -19,7 +20,8 @@ interface FailedOptions {
 interface FailedRow {
   eventId: string;
   type: string;
-  jobId: string;
+  /** bullmq and pg-boss; rabbitmq's rows carry `messageId` instead. */
+  jobId?: string;
   attempts: number;
   failedAt?: Date | undefined;
   error?: string | undefined;
@@ -112,9 +114,80 @@ async function pgBossEngine(url: string, options: FailedOptions): Promise<Engine
   };
 }
 
+/**
+ * RabbitMQ's failed queue, and for the replay's claim the receiver's store: a RedisStore (--redis-url)
+ * or a PostgresStore (--database-url). Listing needs neither.
+ */
+async function rabbitmqEngine(io: CliIo, url: string, options: FailedOptions): Promise<Engine> {
+  const [{ default: amqp }, rabbitmq] = await Promise.all([
+    import('amqplib'),
+    import('@sms-webhooks/rabbitmq'),
+  ]);
+  const redisUrl = options.redisUrl ?? io.env.REDIS_URL;
+  const databaseUrl = options.databaseUrl ?? io.env.DATABASE_URL;
+  const connection = await amqp.connect(url, { timeout: CONNECT_TIMEOUT_MS });
+  connection.on('error', () => {});
+  const closers: Array<() => Promise<unknown>> = [() => connection.close()];
+  async function store() {
+    if (options.databaseUrl || (!options.redisUrl && databaseUrl)) {
+      const [{ default: pg }, { PostgresStore }] = await Promise.all([
+        import('pg'),
+        import('@sms-webhooks/postgres'),
+      ]);
+      const pool = new pg.Pool({
+        connectionString: databaseUrl,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        max: 2,
+      });
+      pool.on('error', () => {});
+      closers.push(() => pool.end());
+      return new PostgresStore({ pool, table: options.table });
+    }
+    if (!redisUrl) {
+      throw new CliError(
+        "rabbitmq replay needs the receiver's dedupe store: --redis-url (RedisStore) or --database-url (PostgresStore).",
+        { code: 'store_missing', exitCode: 2 },
+      );
+    }
+    const [{ Redis }, { RedisStore }] = await Promise.all([import('ioredis'), import('@sms-webhooks/redis')]);
+    const redis = new Redis(redisUrl, {
+      retryStrategy: () => null,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      maxRetriesPerRequest: 1,
+    });
+    redis.on('error', () => {});
+    closers.push(async () => redis.disconnect());
+    return new RedisStore({ client: redis, clientType: 'ioredis', prefix: options.storePrefix });
+  }
+  const queue = options.queue ?? rabbitmq.DEFAULT_QUEUE_NAME;
+  return {
+    name: 'rabbitmq',
+    list: (limit) => rabbitmq.listFailed(connection, { queue, limit }),
+    replay: async (id) => {
+      const result = await rabbitmq.replayFailed(connection, id, { queue, store: await store() });
+      return { ...result, jobId: result.messageId };
+    },
+    async close() {
+      for (const close of closers.reverse()) await close().catch(() => {});
+    },
+  };
+}
+
 function chooseEngine(io: CliIo, options: FailedOptions): Promise<Engine> {
   const engine =
-    options.engine ?? (options.databaseUrl ? 'pg-boss' : options.redisUrl ? 'bullmq' : undefined);
+    options.engine ??
+    (options.amqpUrl
+      ? 'rabbitmq'
+      : options.databaseUrl
+        ? 'pg-boss'
+        : options.redisUrl
+          ? 'bullmq'
+          : undefined);
+  if (engine === 'rabbitmq') {
+    const url = options.amqpUrl ?? io.env.AMQP_URL;
+    if (!url) throw new CliError('rabbitmq needs --amqp-url (or AMQP_URL): the broker the queue lives in.');
+    return rabbitmqEngine(io, url, options);
+  }
   if (engine === 'bullmq') {
     const url = options.redisUrl ?? io.env.REDIS_URL;
     if (!url) throw new CliError('bullmq needs --redis-url (or REDIS_URL): the Redis the queue lives in.');
@@ -126,16 +199,23 @@ function chooseEngine(io: CliIo, options: FailedOptions): Promise<Engine> {
       throw new CliError('pg-boss needs --database-url (or DATABASE_URL): the database pg-boss uses.');
     return pgBossEngine(url, options);
   }
-  throw new CliError('say which queue: --redis-url for bullmq, --database-url for pg-boss (or --engine).', {
-    code: 'engine_missing',
-    exitCode: 2,
-  });
+  throw new CliError(
+    'say which queue: --redis-url for bullmq, --database-url for pg-boss, --amqp-url for rabbitmq (or --engine).',
+    {
+      code: 'engine_missing',
+      exitCode: 2,
+    },
+  );
 }
 
 /** A connection error from the drivers names no password: only its code and message are shown. */
 function explain(error: unknown, engine: string): never {
   const own = error as { code?: unknown; message?: unknown } | null;
-  if (own?.code === 'ERR_SMS_BULLMQ_NO_JOB' || own?.code === 'ERR_SMS_PGBOSS_NO_JOB') {
+  if (
+    own?.code === 'ERR_SMS_BULLMQ_NO_JOB' ||
+    own?.code === 'ERR_SMS_PGBOSS_NO_JOB' ||
+    own?.code === 'ERR_SMS_RABBITMQ_NO_MESSAGE'
+  ) {
     throw new CliError(String(own.message), { code: 'job_not_found' });
   }
   if (own?.code === 'ERR_SMS_BULLMQ_NOT_FAILED' || own?.code === 'ERR_SMS_PGBOSS_NOT_FAILED') {
@@ -150,7 +230,7 @@ async function withEngine<T>(
   options: FailedOptions,
   fn: (engine: Engine) => Promise<T>,
 ): Promise<T> {
-  const name = options.engine ?? (options.databaseUrl ? 'pg-boss' : 'bullmq');
+  const name = options.engine ?? (options.amqpUrl ? 'rabbitmq' : options.databaseUrl ? 'pg-boss' : 'bullmq');
   let engine: Engine;
   try {
     engine = await chooseEngine(io, options);
@@ -161,6 +241,7 @@ async function withEngine<T>(
   try {
     return await fn(engine);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     explain(error, engine.name);
   } finally {
     await engine.close();
@@ -175,19 +256,30 @@ function describeRow(row: FailedRow): string {
 export function registerFailed(program: Command, io: CliIo): void {
   const failed = program
     .command('failed')
-    .description('List and replay events whose queue jobs failed for good (bullmq or pg-boss).');
+    .description('List and replay events whose queue jobs failed for good (bullmq, pg-boss or rabbitmq).');
   const withConnection = (cmd: Command) =>
     cmd
-      .addOption(new Option('--engine <engine>', 'the queue engine').choices(['bullmq', 'pg-boss']))
+      .addOption(
+        new Option('--engine <engine>', 'the queue engine').choices(['bullmq', 'pg-boss', 'rabbitmq']),
+      )
       .option('--redis-url <url>', 'bullmq: the Redis of the queue (default $REDIS_URL)', connectionUrl)
       .option('--database-url <url>', 'pg-boss: its database (default $DATABASE_URL)', connectionUrl)
+      .option(
+        '--amqp-url <url>',
+        "rabbitmq: the broker (default $AMQP_URL); replay also takes the store's --redis-url or --database-url",
+        connectionUrl,
+      )
       .option('--queue <name>', 'queue name (default sms-webhooks)')
-      .option('--store-prefix <prefix>', "bullmq: the RedisStore's key prefix, if not the default")
+      .option('--store-prefix <prefix>', "bullmq, rabbitmq: the RedisStore's key prefix, if not the default")
       .option('--schema <name>', 'pg-boss: its schema (default pgboss)')
-      .option('--table <name>', "pg-boss: the PostgresStore's table (default sms_webhook_events)")
+      .option('--table <name>', "pg-boss, rabbitmq: the PostgresStore's table (default sms_webhook_events)")
       .option('--json', 'print the result as JSON');
 
-  withConnection(failed.command('list').description('List the failed events, newest first.'))
+  withConnection(
+    failed
+      .command('list')
+      .description('List the failed events, newest first (rabbitmq: oldest first, in queue order).'),
+  )
     .option('--limit <n>', 'at most this many (default 100)', integer('--limit', 1, 10_000), 100)
     .action(async (options: FailedOptions) => {
       const rows = await withEngine(io, options, (engine) => engine.list(options.limit));

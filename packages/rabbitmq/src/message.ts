@@ -1,0 +1,54 @@
+import type { AnyWebhookEvent, DispatchClaim, DispatchedEvent, HandlerContext } from '@sms-webhooks/core';
+
+/** What one message holds: the verified event, its delivery context and the dedupe claim to complete. */
+export interface WebhookMessageData {
+  event: AnyWebhookEvent;
+  /** The service's delivery-attempt header (1…6), not the worker's run count. */
+  attempt?: number;
+  /** ISO time the receiver accepted the delivery. */
+  receivedAt: string;
+  claim?: DispatchClaim;
+  /** The delivery's trace context (W3C traceparent) when the receiver is instrumented. */
+  traceContext?: Readonly<Record<string, string>>;
+}
+
+/** Message headers the hand-off sets and reads. */
+export const HEADERS = {
+  /** Runs already made (failed) before this copy of the message; absent on the first. */
+  runs: 'x-sms-runs',
+  /** On a failed message: the last error's message. */
+  error: 'x-sms-error',
+  /** On a failed message: when it failed for good, ms since the epoch. */
+  failedAt: 'x-sms-failed-at',
+} as const;
+
+export function toMessageData({ event, ctx, claim, traceContext }: DispatchedEvent): WebhookMessageData {
+  const data: WebhookMessageData = { event, receivedAt: ctx.receivedAt.toISOString() };
+  if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
+  if (claim !== undefined) data.claim = claim;
+  if (traceContext !== undefined) data.traceContext = traceContext;
+  return data;
+}
+
+/**
+ * JSON as bytes. `JSON.stringify` escapes NUL as `\u0000` and a lone surrogate as `\udXXX` (Node 12+),
+ * so the body is valid UTF-8 and the event's text comes back exactly as it went in.
+ */
+export function encode(data: WebhookMessageData): Buffer {
+  return Buffer.from(JSON.stringify(data), 'utf8');
+}
+
+/** The message's data, or undefined when it is not one of ours (not JSON, or no event in it). */
+export function decode(content: Buffer): WebhookMessageData | undefined {
+  try {
+    const data = JSON.parse(content.toString('utf8')) as WebhookMessageData | null;
+    if (typeof data?.event?.id !== 'string' || typeof data.event.type !== 'string') return undefined;
+    return data;
+  } catch {
+    return undefined;
+  }
+}
+
+export function toHandlerContext(data: WebhookMessageData): HandlerContext {
+  return { attempt: data.attempt, receivedAt: new Date(data.receivedAt) };
+}

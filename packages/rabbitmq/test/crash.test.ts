@@ -1,0 +1,171 @@
+import { once } from 'node:events';
+import { createTestDelivery, type DedupeStore } from '@sms-webhooks/core';
+import { createWorker } from '@sms-webhooks/rabbitmq';
+import { RedisStore } from '@sms-webhooks/redis';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnFixture } from './processes.js';
+import { BROKER_URL, handOffReceiver, queueName, secret, sleep, useBroker, waitFor } from './set-up.js';
+
+const broker = useBroker();
+let server: RedisServer;
+let redis: Redis;
+let store: DedupeStore;
+beforeAll(async () => {
+  server = await startRedisServer({ local: true });
+  redis = new Redis(server.url);
+  await once(redis, 'ready');
+  store = new RedisStore({ client: redis, clientType: 'ioredis' });
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+/** Messages ready in the queue; 0 when it was never declared. */
+async function messages(queue: string): Promise<number> {
+  const channel = await (await broker.connect()).createChannel();
+  channel.on('error', () => {});
+  try {
+    return (await channel.checkQueue(queue)).messageCount;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 404) return 0;
+    throw error;
+  }
+}
+
+const ran = async (id: string) => Number((await redis.get(`ran:${id}`)) ?? 0);
+
+/** A worker in this process that counts its runs where the child workers do. */
+async function testWorker(queue: string) {
+  const worker = await createWorker(
+    { 'message.delivered': async (event) => void (await redis.incr(`ran:${event.id}`)) },
+    { connection: await broker.connect(), queue, store },
+  );
+  broker.onCleanup(() => worker.close());
+  return worker;
+}
+
+describe('the receiving process killed with SIGKILL', () => {
+  it('after the claim, before the publish: no message; once the claim runs out the redelivery is queued once', {
+    timeout: 60_000,
+  }, async () => {
+    const queue = broker.removeAfter(queueName());
+    const d = createTestDelivery('message.delivered', { secret });
+    const child = spawnFixture('receiving-process', {
+      AMQP_URL: BROKER_URL,
+      REDIS_URL: server.url,
+      QUEUE: queue,
+      SECRET: secret,
+      LEASE_MS: '1500',
+      STEP: 'claimed',
+      DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
+    });
+    try {
+      await child.printed('step');
+    } finally {
+      await child.kill();
+    }
+    const { receiver } = handOffReceiver(await broker.connect(), store, { queue });
+    // The killed process declared nothing yet or published nothing: the queue is empty or missing.
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(409);
+    expect(await messages(queue)).toBe(0);
+    await waitFor(
+      async () => (await receiver.handle({ rawBody: d.body, headers: d.headers })).status === 200,
+      'the redelivery to be queued once the claim ran out',
+    );
+    expect(await messages(queue)).toBe(1);
+    await testWorker(queue);
+    await waitFor(async () => (await ran(d.event.id)) === 1, 'one run');
+    expect(JSON.parse((await receiver.handle({ rawBody: d.body, headers: d.headers })).body)).toMatchObject({
+      duplicate: true,
+    });
+  });
+
+  it('after the confirm, before the answer: the message stays; redeliveries are 409, then duplicates; one run', {
+    timeout: 60_000,
+  }, async () => {
+    const queue = broker.removeAfter(queueName());
+    const d = createTestDelivery('message.delivered', { secret });
+    const child = spawnFixture('receiving-process', {
+      AMQP_URL: BROKER_URL,
+      REDIS_URL: server.url,
+      QUEUE: queue,
+      SECRET: secret,
+      LEASE_MS: '1500',
+      STEP: 'confirmed',
+      DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
+    });
+    try {
+      await child.printed('step');
+    } finally {
+      await child.kill();
+    }
+    expect(await messages(queue)).toBe(1);
+    const { receiver } = handOffReceiver(await broker.connect(), store, { queue });
+    await sleep(2000); // past the receiver's 1.5 s lease: the hold keeps the claim
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(409);
+    expect(await messages(queue)).toBe(1);
+    await testWorker(queue);
+    await waitFor(async () => (await ran(d.event.id)) === 1, 'one run');
+    await waitFor(
+      async () => JSON.parse((await receiver.handle({ rawBody: d.body, headers: d.headers })).body).duplicate,
+      'a duplicate answer',
+    );
+    await sleep(300);
+    expect(await ran(d.event.id)).toBe(1);
+  });
+});
+
+describe('the worker process killed with SIGKILL', () => {
+  async function queued() {
+    const queue = broker.removeAfter(queueName());
+    const { receiver } = handOffReceiver(await broker.connect(), store, { queue });
+    const d = createTestDelivery('message.delivered', { secret });
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+    return { queue, d, receiver };
+  }
+
+  async function crashAt(queue: string, step: string, id: string) {
+    const child = spawnFixture('worker-process', {
+      AMQP_URL: BROKER_URL,
+      REDIS_URL: server.url,
+      QUEUE: queue,
+      STEP: step,
+    });
+    try {
+      expect(await child.printed('step')).toEqual({ step, id });
+    } finally {
+      await child.kill();
+    }
+  }
+
+  it('inside the handler: RabbitMQ hands the message to the next worker, which runs and completes it', {
+    timeout: 60_000,
+  }, async () => {
+    const { queue, d, receiver } = await queued();
+    await crashAt(queue, 'running', d.event.id);
+    await waitFor(async () => (await messages(queue)) === 1, 'the message back in the queue');
+    await testWorker(queue);
+    // At least once: the killed run and the one that finished.
+    await waitFor(async () => (await ran(d.event.id)) === 2, 'the second run');
+    await waitFor(
+      async () => JSON.parse((await receiver.handle({ rawBody: d.body, headers: d.headers })).body).duplicate,
+      'the record completed',
+    );
+  });
+
+  it('after the dedupe record was completed, before the ack: the next worker acks it without a run', {
+    timeout: 60_000,
+  }, async () => {
+    const { queue, d } = await queued();
+    await crashAt(queue, 'completed', d.event.id);
+    expect(await ran(d.event.id)).toBe(1);
+    await waitFor(async () => (await messages(queue)) === 1, 'the message back in the queue');
+    await testWorker(queue);
+    await waitFor(async () => (await messages(queue)) === 0, 'the message acked');
+    await sleep(300);
+    expect(await ran(d.event.id)).toBe(1);
+  });
+});
