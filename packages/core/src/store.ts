@@ -5,6 +5,7 @@ export type {
   ClaimResult,
   DedupeStore,
   OrderClaimResult,
+  StoredEvent,
 } from './receiver/dedupe-store.js';
 export type { OrderClaim } from './receiver/handler-registry.js';
 // Bounds a call to the store's server, with the store's own error.
