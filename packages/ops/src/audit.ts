@@ -25,7 +25,7 @@ export interface AuditedEvent {
   eventId: string;
   eventType: string;
   category: AuditCategory;
-  /** Attempts the service made, over every delivery record of the event. */
+  /** The highest attempt number among the event's delivery records. */
   attempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
@@ -123,7 +123,8 @@ function fold(records: WebhookDelivery[]) {
   const pending = byTime.find((r) => ['retrying', 'in_progress'].includes(deliveryOutcome(r)));
   return {
     eventType: last.event_type,
-    attempts: byTime.reduce((sum, r) => sum + r.attempts, 0),
+    // A redelivery's record continues the attempt count ("a repeat has a higher number").
+    attempts: Math.max(...byTime.map((r) => r.attempts)),
     lastStatusCode: last.last_status_code,
     lastError: last.last_error,
     deliveredAt: delivered?.delivered_at ?? null,
