@@ -29,9 +29,9 @@ afterEach(async () => {
   app = undefined;
 });
 
-const declaration = (url: string): WebhookDeclaration => ({
+const declaration = (url: string) => ({
   url,
-  events: ['message.delivered', 'message.failed', 'webhook.test'],
+  events: ['message.delivered', 'message.failed', 'webhook.test'] satisfies WebhookDeclaration['events'],
   description: 'orders service',
 });
 
