@@ -12,6 +12,7 @@ import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
 import { runCli } from './helpers.js';
+import { cli } from './spawn-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-ops-'));
 
@@ -243,6 +244,27 @@ describe('sms-webhooks webhooks sync / coverage / smoke-test / rotate', () => {
     expect(refused.stdout).toMatch(/signature_mismatch/);
     target.use(createReceiver({ secret: webhook.secret, logger: captureLogger() }));
     expect(await runCli(['webhooks', 'smoke-test', webhook.id], env)).toMatchObject({
+      code: 0,
+      stdout: `${webhook.id}: the app answered the test delivery 200.\n`,
+    });
+  });
+
+  it('smoke-test as a real process waits for a slow answer (its waits keep the process alive)', async () => {
+    const slow = createReceiver({ secret: 'whsec_placeholder_0123456789abcdef', logger: captureLogger() });
+    const target = await app(slow);
+    closers.push(target.close);
+    const webhook = JSON.parse(
+      (await runCli(['webhooks', 'create', '--url', target.url, '--events', 'webhook.test', '--json'], env))
+        .stdout,
+    );
+    const real = createReceiver({ secret: webhook.secret, logger: captureLogger() });
+    // Answers after 1.5 s: the command's first reads of the deliveries list see the attempt under way.
+    target.use({
+      ...real,
+      handle: async (d) => (await new Promise((r) => setTimeout(r, 1500)), real.handle(d)),
+    } as Receiver);
+    const result = await cli(['webhooks', 'smoke-test', webhook.id], env);
+    expect(result).toMatchObject({
       code: 0,
       stdout: `${webhook.id}: the app answered the test delivery 200.\n`,
     });

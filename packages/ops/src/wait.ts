@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '@sms-webhooks/core';
+import type { Clock } from '@sms-webhooks/core';
 import { optionMistake } from './errors.js';
 
 /** A wait on the clock (a VirtualClock in tests); rejects when `signal` aborts. */
@@ -17,8 +17,20 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
   });
 }
 
+/**
+ * Core's systemClock unrefs its timers (a receiver must not keep a process alive); a wait here is the
+ * work a job or a CLI is doing, so its timer must keep the process running until it fires.
+ */
+const waitingClock: Clock = {
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
 export function clockOption(clock: unknown): Clock {
-  if (clock === undefined) return systemClock;
+  if (clock === undefined) return waitingClock;
   const c = clock as Partial<Clock> | null;
   if (typeof c?.now !== 'function' || typeof c.setTimer !== 'function') {
     throw optionMistake(
