@@ -261,7 +261,10 @@ describe('sms-webhooks webhooks sync / coverage / smoke-test / rotate', () => {
     // Answers after 1.5 s: the command's first reads of the deliveries list see the attempt under way.
     target.use({
       ...real,
-      handle: async (d) => (await new Promise((r) => setTimeout(r, 1500)), real.handle(d)),
+      async handle(d) {
+        await new Promise((r) => setTimeout(r, 1500));
+        return real.handle(d);
+      },
     } as Receiver);
     const result = await cli(['webhooks', 'smoke-test', webhook.id], env);
     expect(result).toMatchObject({
