@@ -4,12 +4,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createWorker as bullmqWorker, enqueueTo } from '@sms-webhooks/bullmq';
 import { createReceiver, type Receiver } from '@sms-webhooks/core';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
 import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { runCli } from './helpers.js';
 import { cli } from './spawn-cli.js';
@@ -132,6 +134,86 @@ describe('sms-webhooks audit (RedisStore)', () => {
     );
     expect(healthy.code).toBe(0);
     expect(healthy.stdout).toContain('missed 0 · unfinished 0 · retrying 0 · fine 3');
+  });
+
+  it('--queue names the events whose BullMQ jobs failed for good', async () => {
+    await startEmulator();
+    const target = await app(placeholder());
+    closers.push(target.close);
+    const webhook = JSON.parse(
+      (
+        await runCli(
+          ['webhooks', 'create', '--url', target.url, '--events', 'message.delivered', '--json'],
+          env,
+        )
+      ).stdout,
+    );
+    const name = `ops-audit-${randomBytes(4).toString('hex')}`;
+    const { hostname, port } = new URL(redis.url);
+    const connection = { host: hostname, port: Number(port) };
+    const queue = new Queue(name, { connection });
+    closers.push(() => queue.close());
+    const client = new Redis(redis.url);
+    closers.push(() => client.quit());
+    const prefix = `${name}:`;
+    const store = new RedisStore({ client, clientType: 'ioredis', prefix });
+    // The 200 once the job is queued; the worker's handler fails on both of its attempts.
+    target.use(
+      createReceiver({
+        secret: webhook.secret,
+        store,
+        logger: captureLogger(),
+        dispatch: enqueueTo(queue, { attempts: 2, backoff: 10 }),
+      }).on('message.delivered', () => {}),
+    );
+    const workerSide = createReceiver({ secret: webhook.secret, store, logger: captureLogger() }).on(
+      'message.delivered',
+      () => {
+        throw new Error('ledger is read-only');
+      },
+    );
+    const worker = bullmqWorker(workerSide, { connection, queue: name });
+    closers.push(() => worker.close());
+    const [event] = emulator.emit('message.delivered');
+    await waitFor(async () => (await queue.getFailedCount()) === 1, 'the job to fail for good');
+
+    const result = await runCli(
+      ['audit', webhook.id, '--redis-url', redis.url, '--store-prefix', prefix, '--queue', name],
+      env,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^unfinished +${event!.id} +message\\.delivered +1 +200 +in the queue's failed set: .*ledger is read-only.* \\(sms-webhooks failed replay ${event!.id}\\)$`,
+        'm',
+      ),
+    );
+    const json = JSON.parse(
+      (
+        await runCli(
+          [
+            'audit',
+            webhook.id,
+            '--redis-url',
+            redis.url,
+            '--store-prefix',
+            prefix,
+            '--queue',
+            name,
+            '--json',
+          ],
+          env,
+        )
+      ).stdout,
+    );
+    expect(json.events).toEqual([
+      expect.objectContaining({
+        eventId: event!.id,
+        category: 'unfinished',
+        stored: 'none',
+        failedJob: expect.objectContaining({ attempts: 2 }),
+      }),
+    ]);
   });
 
   it('says how to name the store when none is given', async () => {
