@@ -1,4 +1,5 @@
-import { createReceiver, type DedupeStore, type Dispatch, type Receiver } from '@sms-webhooks/core';
+import { createReceiver, type DedupeStore, type Receiver } from '@sms-webhooks/core';
+import type { Dispatch } from '@sms-webhooks/core/queue';
 
 const DEV_SECRET = 'whsec_dev_only_not_a_real_secret_0000';
 

@@ -1,5 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@sms-webhooks/client';
 import { createTestDelivery, verifyWebhook } from '@sms-webhooks/core';
 import { createEmulator } from '@sms-webhooks/emulator';
+import { startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { freePort } from './free-port.js';
 import { type LocalApp, startLocalApp } from './local-app.js';
 import { STORE_READMES } from './readmes-stores.js';
@@ -172,6 +177,82 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   { path: 'packages/cli/README.md', setup: () => localLoop(4) },
+  {
+    path: 'packages/ops/README.md',
+    async setup() {
+      const emulator = createEmulator();
+      const baseUrl = await emulator.listen();
+      return {
+        env: { SMS_API_KEY: 'sk_test_docs_ops', SMS_API_BASE_URL: baseUrl },
+        check(results) {
+          const [webhook] = emulator.webhooks();
+          expect(webhook).toMatchObject({
+            url: 'https://app.example.com/webhooks/sms',
+            description: 'orders service',
+          });
+          expect(outputOf(results, 'Webhooks from code')).toBe(
+            `created ${webhook!.id}; store its secret (${webhook!.secret.length} characters)\n`,
+          );
+          // The audit continues the deploy script, which runs again: the second sync changes nothing. No
+          // delivery yet: an empty window, nothing to report.
+          expect(outputOf(results, 'Audit')).toBe(
+            `${webhook!.id} is as declared\n{ missed: 0, retrying: 0, unfinished: 0, fine: 0 } { from: null, to: null, records: 0, leftOut: 0, tests: 0 }\n`,
+          );
+          expect(emulator.webhooks()).toHaveLength(1);
+        },
+        close: () => emulator.close(),
+      };
+    },
+  },
+  {
+    // The Operations page's commands against the emulator, "your app" (answering 200) and a Redis of its own.
+    path: 'docs/operations.md',
+    async setup() {
+      const app = await startLocalApp(0);
+      const emulator = createEmulator({ allowInsecureLoopback: true });
+      const baseUrl = await emulator.listen();
+      const redis = await startRedisServer({ local: true });
+      const secrets = mkdtempSync(join(tmpdir(), 'sms-webhooks-docs-ops-'));
+      const url = `http://localhost:${new URL(app.url).port}/webhooks/sms`;
+      const client = createClient({ apiKey: 'sk_test_docs_ops', baseUrl, allowInsecureLoopback: true });
+      const declared = await client.createWebhook({
+        url,
+        events: ['message.delivered', 'message.failed', 'webhook.test'],
+        description: 'orders service',
+      });
+      return {
+        env: {
+          SMS_API_KEY: 'sk_test_docs_ops',
+          SMS_API_BASE_URL: baseUrl,
+          WEBHOOK_URL: url,
+          WEBHOOK_ID: declared.id,
+          REDIS_URL: redis.url,
+          SECRETS_DIR: secrets,
+        },
+        check(results) {
+          const out = results.map((r) => r.stdout).join('');
+          expect(out).toContain(`${declared.id} → ${url} matches the declaration.`);
+          expect(out).toContain(`${declared.id} subscribes to what the app handles.`);
+          expect(out).toContain(`${declared.id}: the app answered the test delivery 200.`);
+          expect(out).toContain('missed 0 · unfinished 0 · retrying 0 · fine 0');
+          // Rotated: the replacement alone is live, its secret in the 0600 file and nowhere in the output.
+          const [replacement] = emulator.webhooks();
+          expect(emulator.webhooks()).toHaveLength(1);
+          expect(replacement!.id).not.toBe(declared.id);
+          const file = join(secrets, 'sms-webhook-secret.next');
+          expect(readFileSync(file, 'utf8').trim()).toBe(replacement!.secret);
+          expect(statSync(file).mode & 0o777).toBe(0o600);
+          expect(results.map((r) => r.stdout + r.stderr).join('')).not.toContain(replacement!.secret);
+        },
+        async close() {
+          await emulator.close();
+          await app.close();
+          await redis.stop();
+          rmSync(secrets, { recursive: true, force: true });
+        },
+      };
+    },
+  },
   // Each adapter's README: its app answering the send block and running its handler; then the raw-body
   // section's own app, given a delivery over body-parser's default limits. Each on a free PORT.
   ...(

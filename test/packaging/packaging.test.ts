@@ -189,7 +189,7 @@ describe('published packages', () => {
     it('installs the CLI with its packed dependencies, and it runs', () => {
       const consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-cli-'));
       try {
-        for (const dir of ['core', 'client', 'emulator', 'cli']) {
+        for (const dir of ['core', 'client', 'ops', 'emulator', 'cli']) {
           const tgz = readdirSync(join(root, 'tarballs')).find((f) => f.startsWith(`sms-webhooks-${dir}-`));
           installTarball(consumer, dir, join(root, 'tarballs', tgz!));
         }

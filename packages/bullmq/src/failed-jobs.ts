@@ -77,6 +77,19 @@ export async function listFailed(
 }
 
 /**
+ * The failed job of one event, or undefined when its job is not in the failed set (never queued,
+ * waiting, running, done, or removed by `removeOnFail`): what the audit reads. Read-only.
+ */
+export async function findFailed(
+  queue: Pick<Queue<WebhookJobData>, 'getJob'>,
+  eventId: string,
+): Promise<FailedEvent | undefined> {
+  const job = (await queue.getJob(jobIdFor(eventId))) as Job<WebhookJobData> | undefined;
+  if (job === undefined || (await job.getState()) !== 'failed') return undefined;
+  return toFailedEvent(job);
+}
+
+/**
  * Runs a failed event again, once. The event is claimed in the dedupe store first (after a final
  * failure the worker released its claim): `completed` means it is done and nothing runs; `in-flight`
  * means another delivery holds it. Once claimed, the job carries the new claim and goes back to the

@@ -3,6 +3,7 @@ export { type CreateWorkerOptions, createWorker, type WebhookJob } from './creat
 export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
 export {
   type FailedEvent,
+  findFailed,
   listFailed,
   ReplayError,
   type ReplayErrorCode,

@@ -1,4 +1,4 @@
-import { createWorker, jobIdFor, listFailed, replayFailed } from '@sms-webhooks/bullmq';
+import { createWorker, findFailed, jobIdFor, listFailed, replayFailed } from '@sms-webhooks/bullmq';
 import { createTestDelivery } from '@sms-webhooks/core';
 import { describe, expect, it } from 'vitest';
 import { connectionOf, secret, useRedisServer, waitFor } from './helpers.js';
@@ -44,6 +44,13 @@ async function failedEvent() {
 }
 
 describe('bullmq failed jobs: listFailed and replayFailed', () => {
+  it('findFailed reads the failed job of one event, and nothing for another event', async () => {
+    const { queue, id } = await failedEvent();
+    expect(await findFailed(queue, id)).toEqual((await listFailed(queue))[0]);
+    expect((await findFailed(queue, id))?.attempts).toBe(2);
+    expect(await findFailed(queue, 'evt_never_queued')).toBeUndefined();
+  });
+
   it('lists an exhausted job with its attempts and last error', async () => {
     const { queue, id } = await failedEvent();
     expect(await listFailed(queue)).toEqual([

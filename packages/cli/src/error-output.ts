@@ -55,6 +55,11 @@ export function describeError(error: unknown): ErrorReport | undefined {
     return { exitCode: error.exitCode, json, text: error.message };
   }
   const message = (error as Error)?.message ?? String(error);
+  // The packages' own errors (OpsError, option mistakes) carry a stable ERR_SMS_… code: keep it.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('ERR_SMS_')) {
+    return { exitCode: 1, json: { code, message }, text: message };
+  }
   return { exitCode: 1, json: { code: 'internal_error', message }, text: message };
 }
 

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerAudit } from './commands/audit.js';
 import { registerEmulator } from './commands/emulator.js';
 import { registerFailed } from './commands/failed.js';
 import { registerListen } from './commands/listen.js';
@@ -36,6 +37,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerSend(program, io);
   registerWebhooks(program, io);
   registerFailed(program, io);
+  registerAudit(program, io);
   checkRequiredAfterUnknown(program);
   return program;
 }

@@ -18,5 +18,6 @@ export type {
   ClaimResult,
   DedupeStore,
   OrderClaimResult,
+  StoredEvent,
 } from './receiver/dedupe-store.js';
 export type { OrderClaim } from './receiver/handler-registry.js';

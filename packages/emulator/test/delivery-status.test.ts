@@ -71,6 +71,33 @@ describe('delivery record status (spec section 3: `pending` on a record with one
     });
   });
 
+  it('keeps the record through a night of 500s: each attempt, its answer and the next time, then null', async () => {
+    const h = await registered(await appAnswering(500));
+    h.emulator.emit('message.sent');
+    const t0 = h.clock.now();
+    const seen: unknown[] = [];
+    const waits = [1, 5, 30, 120, 720].map((m) => m * 60_000);
+    await h.clock.advance(0);
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      const [record] = (await h.list()).data;
+      seen.push([record.attempts, record.last_status_code, record.last_error, record.next_attempt_at]);
+      if (attempt < 6) await h.clock.advance(waits[attempt - 1]!);
+    }
+    const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString();
+    expect(seen).toEqual([
+      [1, 500, 'HTTP 500', at(1)],
+      [2, 500, 'HTTP 500', at(6)],
+      [3, 500, 'HTTP 500', at(36)],
+      [4, 500, 'HTTP 500', at(156)],
+      [5, 500, 'HTTP 500', at(876)],
+      [6, 500, 'HTTP 500', null],
+    ]);
+    // 14 h 36 min of virtual time later, the list still has the one record, and nothing is scheduled.
+    expect(h.clock.now() - t0).toBe(876 * 60_000);
+    expect(h.clock.pendingTimers).toBe(0);
+    expect((await h.list()).data).toHaveLength(1);
+  });
+
   it('is failed after the sixth failed attempt, with delivered_at null', async () => {
     const h = await registered(await appAnswering(503));
     h.emulator.emit('message.sent');

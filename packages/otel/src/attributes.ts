@@ -21,6 +21,8 @@ export const ATTR = {
   storeDuration: 'sms_webhooks.store.duration',
   handlerName: 'sms_webhooks.handler.name',
   handlersFailed: 'sms_webhooks.handlers.failed',
+  webhookId: 'sms_webhooks.webhook.id',
+  auditCategory: 'sms_webhooks.audit.category',
 } as const;
 
 /** `messaging.system`: not one of the registry's well-known values, so our own. */
@@ -52,4 +54,5 @@ export const METRIC = {
   handlerDuration: 'sms_webhooks.handler.duration',
   handlersActive: 'sms_webhooks.handlers.active',
   storeDuration: 'sms_webhooks.store.duration',
+  auditEvents: 'sms_webhooks.audit.events',
 } as const;

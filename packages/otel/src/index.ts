@@ -1,4 +1,5 @@
 export { ATTR, EVENT, MESSAGING_SYSTEM, METRIC, SPAN } from './attributes.js';
+export { type AuditCounts, recordAudit } from './audit-metric.js';
 export {
   INSTRUMENTATION_SCOPE,
   type OtelInstrumentationOptions,

@@ -89,19 +89,44 @@ export async function listFailed(
 ) failed ORDER BY completed_on DESC LIMIT $2`,
     [options.queue ?? DEFAULT_QUEUE_NAME, limit],
   );
-  return (rows as FailedRow[]).map((row) => {
-    const event = row.data?.event as AnyWebhookEvent | undefined;
-    const message = row.output?.message;
-    return {
-      eventId: event?.id ?? '',
-      type: event?.type ?? '',
-      jobId: row.id,
-      attempts: row.retry_count + 1,
-      failedAt: new Date(row.completed_on),
-      error: typeof message === 'string' ? message : undefined,
-      archived: row.archived,
-    };
-  });
+  return (rows as FailedRow[]).map(toFailedEvent);
+}
+
+function toFailedEvent(row: FailedRow): FailedEvent {
+  const event = row.data?.event as AnyWebhookEvent | undefined;
+  const message = row.output?.message;
+  return {
+    eventId: event?.id ?? '',
+    type: event?.type ?? '',
+    jobId: row.id,
+    attempts: row.retry_count + 1,
+    failedAt: new Date(row.completed_on),
+    error: typeof message === 'string' ? message : undefined,
+    archived: row.archived,
+  };
+}
+
+/**
+ * The failed job of one event (in the failed state or archived as failed), or undefined when the event
+ * has none: what the audit reads for an event the app acknowledged but never finished. Read-only.
+ */
+export async function findFailed(
+  boss: Pick<PgBoss, 'getDb'>,
+  eventId: string,
+  options: FailedJobsOptions = {},
+): Promise<FailedEvent | undefined> {
+  const s = schemaOf(options);
+  const columns = 'id, data, output, retry_count, completed_on';
+  const where = "WHERE name = $1 AND id = $2::uuid AND state = 'failed'";
+  const { rows } = await boss.getDb().executeSql(
+    `SELECT ${columns}, false AS archived FROM ${s}.job ${where}
+UNION ALL
+SELECT ${columns}, true AS archived FROM ${s}.archive ${where}
+LIMIT 1`,
+    [options.queue ?? DEFAULT_QUEUE_NAME, jobIdFor(eventId)],
+  );
+  const row = (rows as FailedRow[])[0];
+  return row === undefined ? undefined : toFailedEvent(row);
 }
 
 interface TakenRow {

@@ -10,6 +10,7 @@ export { PgBossHandOffError, type PgBossHandOffErrorCode } from './errors.js';
 export {
   type FailedEvent,
   type FailedJobsOptions,
+  findFailed,
   listFailed,
   type ReplayOptions,
   type ReplayResult,

@@ -1,5 +1,5 @@
 import { createReceiver, createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
-import { createWorker, jobIdFor, listFailed, replayFailed } from '@sms-webhooks/pg-boss';
+import { createWorker, findFailed, jobIdFor, listFailed, replayFailed } from '@sms-webhooks/pg-boss';
 import type PgBoss from 'pg-boss';
 import { describe, expect, it } from 'vitest';
 import { captureLogger, handOffReceiver, queueName, secret, useDatabase, waitFor } from './set-up.js';
@@ -68,6 +68,9 @@ describe('failed jobs: listFailed and replayFailed', () => {
       },
     ]);
     expect(await listFailed(boss, { queue: queueName() })).toEqual([]);
+    expect(await findFailed(boss, event.id, { queue })).toEqual(failed[0]);
+    expect(await findFailed(boss, 'evt_never_queued', { queue })).toBeUndefined();
+    expect(await findFailed(boss, event.id, { queue: queueName() })).toBeUndefined();
   });
 
   it('a replay runs the event once, completes its record; replaying again is refused', async () => {

@@ -1,5 +1,5 @@
 import type { DedupeStore } from '@sms-webhooks/core';
-import type { OrderClaim, OrderClaimResult } from '@sms-webhooks/core/store';
+import type { OrderClaim, OrderClaimResult, StoredEvent } from '@sms-webhooks/core/store';
 import { type ClaimResult, describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import {
   fromPg,
@@ -87,6 +87,7 @@ export interface ClaimContext {
   order?: OrderClaim | undefined;
 }
 
+const STATES = new Set(['in-flight', 'committed', 'completed']);
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
 const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
 
@@ -320,6 +321,22 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
     return this.#flag(this.#run('renew', this.#sql.renew, values), 'renew', key);
+  }
+
+  /**
+   * What the table holds for the event id `key` (see DedupeStore.inspect). A row committed by a
+   * handler's transaction reads as completed: it is done for good.
+   */
+  async inspect(key: string): Promise<StoredEvent | undefined> {
+    const what = `inspect of ${key.slice(0, 80)}`;
+    const rows = await this.#bounded(this.#run('inspect', this.#sql.inspect, [storedKey(key)]), what);
+    const row = rows[0] as { state?: unknown; expires_ms?: unknown } | undefined;
+    if (row === undefined) return undefined;
+    const expiresAt = Number(row.expires_ms);
+    if (typeof row.state !== 'string' || !STATES.has(row.state) || !Number.isFinite(expiresAt)) {
+      throw this.#badReply('inspect', rows);
+    }
+    return { state: row.state === 'in-flight' ? 'in-flight' : 'completed', expiresAt };
   }
 
   /**

@@ -55,6 +55,8 @@ export interface Statements {
   sweep: string;
   /** $1 table name, quoted → one row { ok }: whether the table exists */
   exists: string;
+  /** $1 key → a row { state, expires_ms } while the key holds a live claim or a retained completion */
+  inspect: string;
 }
 
 // clock_timestamp(), not now(): now() is the start of the transaction, which for the commit statement
@@ -106,5 +108,7 @@ RETURNING 1 AS ok`,
 )
 SELECT count(*)::int AS n FROM gone`,
     exists: 'SELECT to_regclass($1::text) IS NOT NULL AS ok',
+    inspect: `SELECT state, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM ${t}
+WHERE key = $1::text AND expires_at > clock_timestamp()`,
   };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DedupeStore, DispatchClaim, Logger, Receiver } from '@sms-webhooks/core';
-import { WebhookHandlerError } from '@sms-webhooks/core';
+import { type DedupeStore, type Logger, type Receiver, WebhookHandlerError } from '@sms-webhooks/core';
 import {
+  type AdapterReceiver,
+  type DispatchClaim,
   LeaseKeeper,
   optionError,
   positiveOption,
@@ -75,7 +76,8 @@ export async function createWorker(
     );
   }
   const run = toRunHandlers(source, OWNER);
-  const receiver = typeof (source as Receiver).runHandlers === 'function' ? (source as Receiver) : undefined;
+  const receiver =
+    typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
   const t = topology(options);
   const INT = { owner: OWNER, integer: true } as const;
   const prefetch = positiveOption('prefetch', options.prefetch, 10, INT);

@@ -1,5 +1,11 @@
-import type { DedupeStore, Dispatch, Logger } from '@sms-webhooks/core';
-import { DispatchTimeoutError, optionError, positiveOption, withTimeout } from '@sms-webhooks/core/queue';
+import type { DedupeStore, Logger } from '@sms-webhooks/core';
+import {
+  type Dispatch,
+  DispatchTimeoutError,
+  optionError,
+  positiveOption,
+  withTimeout,
+} from '@sms-webhooks/core/queue';
 import { type AmqpSource, ConfirmChannelSource, isConfirmChannel, isConnection } from './channel-source.js';
 import { describe } from './errors.js';
 import { encode, toMessageData } from './message.js';

@@ -1,4 +1,5 @@
-import type { AnyWebhookEvent, DispatchClaim, DispatchedEvent, HandlerContext } from '@sms-webhooks/core';
+import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
+import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
 
 /** What one message holds: the verified event, its delivery context and the dedupe claim to complete. */
 export interface WebhookMessageData {

@@ -1,5 +1,5 @@
 import type { DedupeStore } from '@sms-webhooks/core';
-import type { OrderClaimResult } from '@sms-webhooks/core/store';
+import type { OrderClaimResult, StoredEvent } from '@sms-webhooks/core/store';
 import { type ClaimResult, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
 import { orderKey, storedKey } from './event-key.js';
@@ -8,6 +8,7 @@ import {
   CLAIM_ORDER,
   COMPLETE,
   COMPLETE_ORDER,
+  INSPECT,
   type LuaScript,
   RELEASE,
   RELEASE_ORDER,
@@ -180,6 +181,18 @@ export class RedisStore implements DedupeStore {
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
     const work = this.#run(RENEW, key, [token, duration('leaseMs', leaseMs)]);
     return this.#flag(RENEW, await this.#bounded(work, RENEW, key));
+  }
+
+  /** What Redis holds for the event id `key` (see DedupeStore.inspect), its expiry on Redis's clock. */
+  async inspect(key: string): Promise<StoredEvent | undefined> {
+    const reply = await this.#bounded(this.#run(INSPECT, key, []), INSPECT, key);
+    if (reply === null || reply === false || reply === undefined) return undefined;
+    const [kind, ttl, time] = Array.isArray(reply) ? reply.map(text) : [];
+    const left = Number(ttl);
+    // PTTL -1 (no expiry) never happens for our keys; -2 (gone between the reads) cannot, in one script.
+    if ((kind !== 'p' && kind !== 'c') || !Number.isFinite(left) || left < 0)
+      throw this.#badReply(INSPECT, reply);
+    return { state: kind === 'c' ? 'completed' : 'in-flight', expiresAt: Number(time) + left };
   }
 
   /**

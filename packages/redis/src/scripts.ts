@@ -17,7 +17,8 @@ export interface LuaScript {
     | 'claimOrder'
     | 'completeOrder'
     | 'releaseOrder'
-    | 'renewOrder';
+    | 'renewOrder'
+    | 'inspect';
   readonly source: string;
   readonly sha1: string;
 }
@@ -154,5 +155,20 @@ export const RENEW_ORDER = script(
   end
 end
 return 0
+`,
+);
+
+/**
+ * No ARGV. Returns false when the key holds nothing, else { 'p' or 'c', ms left, server time in ms }: one
+ * read of value, TTL and clock, so the expiry is on Redis's own clock. Read-only.
+ */
+export const INSPECT = script(
+  'inspect',
+  `local value = redis.call('GET', KEYS[1])
+if not value then
+  return false
+end
+local time = redis.call('TIME')
+return { string.sub(value, 1, 1), redis.call('PTTL', KEYS[1]), tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) }
 `,
 );

@@ -1,40 +1,21 @@
-import { type Client, createClient, deliveryOutcome, type WebhookEventType } from '@sms-webhooks/client';
-import type { Command } from 'commander';
+import { chmod, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { deliveryOutcome, type WebhookEventType } from '@sms-webhooks/client';
+import {
+  checkCoverage,
+  type HandledTypes,
+  rotateWebhook,
+  smokeTest,
+  syncWebhook,
+  type WebhookDeclaration,
+} from '@sms-webhooks/ops';
+import { type Command, InvalidArgumentError } from 'commander';
+import { type ApiOptions, clientFor } from '../api-client.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
-
-interface ApiOptions {
-  baseUrl?: string;
-  json?: boolean;
-}
-
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/;
-
-function clientFor(io: CliIo, options: ApiOptions): Client {
-  const apiKey = io.env.SMS_API_KEY;
-  if (!apiKey) {
-    throw new CliError('set SMS_API_KEY to your API key (sk_test_… for the emulator).', {
-      code: 'api_key_missing',
-    });
-  }
-  const baseUrl = options.baseUrl ?? io.env.SMS_API_BASE_URL;
-  if (!baseUrl) {
-    throw new CliError(
-      'no service address: pass --base-url or set SMS_API_BASE_URL (the emulator prints it).',
-      { code: 'base_url_missing' },
-    );
-  }
-  let host: string;
-  try {
-    host = new URL(baseUrl).hostname;
-  } catch {
-    throw new CliError(`the base URL is not an absolute URL: ${JSON.stringify(baseUrl)}.`);
-  }
-  // Against a local emulator, local plain-HTTP apps are fine to register.
-  return createClient({ apiKey, baseUrl, allowInsecureLoopback: LOOPBACK.test(host) });
-}
 
 export function registerWebhooks(program: Command, io: CliIo): void {
   const webhooks = program
@@ -118,4 +99,251 @@ export function registerWebhooks(program: Command, io: CliIo): void {
     const result = await clientFor(io, options).testWebhook(id);
     print(io, options, result ?? { accepted: true }, () => `Test event queued for ${id}.`);
   });
+
+  registerWebhooksFromCode(webhooks, io);
+}
+
+interface DeclarationOptions extends ApiOptions {
+  url: string;
+  events: WebhookEventType[];
+  description?: string;
+  secretFile?: string;
+}
+
+/**
+ * A new webhook's secret, handed over once: to a file only the owner can read (for a secret manager to
+ * pick up), or else printed on stdout. Never on stderr, never in an error.
+ */
+async function handOver(options: { secretFile?: string; json?: boolean }, secret: string) {
+  if (options.secretFile === undefined) return { printed: true };
+  await writeFile(options.secretFile, `${secret}\n`, { mode: 0o600 });
+  // `mode` applies only when the file is created: a file that existed keeps its mode otherwise.
+  await chmod(options.secretFile, 0o600);
+  return { printed: false, secretFile: options.secretFile };
+}
+
+function duration(name: string) {
+  return (value: string): number => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value);
+    if (!match) throw new InvalidArgumentError(`${name} is a duration like 500ms, 30s, 15m or 1h.`);
+    return (
+      Number(match[1]) *
+      { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] as 'ms' | 's' | 'm' | 'h') ?? 'ms']
+    );
+  };
+}
+
+async function handledBy(modulePath: string): Promise<HandledTypes> {
+  const [file, name = 'receiver'] = modulePath.split('#') as [string, string?];
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = await import(pathToFileURL(resolve(file)).href);
+  } catch (error) {
+    throw new CliError(`could not load ${file}: ${(error as Error)?.message ?? String(error)}`, {
+      code: 'receiver_unloadable',
+    });
+  }
+  const receiver = (loaded[name] ?? (name === 'receiver' ? loaded.default : undefined)) as
+    | { handledTypes?: () => HandledTypes }
+    | undefined;
+  if (typeof receiver?.handledTypes !== 'function') {
+    throw new CliError(
+      `${file} exports no receiver named ${name}: export it (export const receiver = createReceiver(…)) or name it with ${file}#<export>.`,
+      { code: 'receiver_unloadable' },
+    );
+  }
+  return receiver.handledTypes();
+}
+
+export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
+  const withApi = (cmd: Command) =>
+    cmd
+      .option('--base-url <url>', 'service address (default $SMS_API_BASE_URL)')
+      .option('--json', 'print the result as JSON');
+  const declared = (cmd: Command) =>
+    cmd
+      .requiredOption('--url <url>', 'the HTTPS URL the app receives on')
+      .requiredOption('--events <types>', 'comma-separated event types', eventTypeList)
+      .option('--description <text>', 'at most 200 characters');
+
+  withApi(
+    declared(
+      webhooks
+        .command('sync')
+        .description(
+          'Make sure a webhook as declared exists: create it when no webhook has the URL, leave a matching one as it is, report a mismatch. Never touches other URLs.',
+        ),
+    ),
+  )
+    .option('--secret-file <path>', "write a new webhook's secret there (mode 0600) instead of printing it")
+    .action(async (options: DeclarationOptions) => {
+      const result = await syncWebhook(clientFor(io, options), {
+        url: options.url,
+        events: options.events,
+        description: options.description,
+      });
+      if (result.action === 'created') {
+        const { secret, ...rest } = result;
+        const where = await handOver(options, secret);
+        print(io, options, where.printed ? result : { ...rest, secretFile: where.secretFile }, () => [
+          `Created ${result.webhook.id} → ${result.webhook.url}`,
+          where.printed
+            ? `  secret: ${secret}\n  (shown only now: store it where your app reads it)`
+            : `  secret written to ${where.secretFile} (mode 0600)`,
+        ]);
+        return;
+      }
+      if (result.action === 'unchanged') {
+        print(
+          io,
+          options,
+          result,
+          () => `${result.webhook.id} → ${result.webhook.url} matches the declaration.`,
+        );
+        return;
+      }
+      print(io, options, result, () =>
+        result.webhooks.map((w) => `${w.webhook.id} → ${w.webhook.url}: ${w.differences.join('; ')}`),
+      );
+      throw new CliError(
+        `no webhook with ${options.url} matches the declaration (the service has no update): replace it with \`sms-webhooks webhooks rotate <id> --events …\`.`,
+        { code: 'webhook_mismatch' },
+      );
+    });
+
+  withApi(
+    webhooks
+      .command('coverage')
+      .description("Compare a webhook's events with the types the app handles; exits 1 on a difference.")
+      .argument('<webhook_id>', 'wh_…'),
+  )
+    .option('--handles <types>', 'the event types the app has handlers for', eventTypeList)
+    .option(
+      '--receiver <module>',
+      'a module exporting the receiver (`receiver`, the default export, or <module>#<name>)',
+    )
+    .action(async (id: string, options: ApiOptions & { handles?: WebhookEventType[]; receiver?: string }) => {
+      if ((options.handles === undefined) === (options.receiver === undefined)) {
+        throw new CliError('say what the app handles: --handles <types> or --receiver <module>.', {
+          exitCode: 2,
+        });
+      }
+      const handled = options.receiver
+        ? await handledBy(options.receiver)
+        : { types: options.handles!, any: false };
+      const webhook = (await clientFor(io, options).listWebhooks()).data.find((w) => w.id === id);
+      if (!webhook) throw new CliError(`no live webhook ${id} in this workspace.`, { code: 'not_found' });
+      const report = checkCoverage(webhook.events, handled);
+      print(io, options, { webhookId: id, ...report }, () => [
+        ...(report.notSubscribed.length > 0
+          ? [`handled, but ${id} does not subscribe: ${report.notSubscribed.join(', ')}`]
+          : []),
+        ...(report.notHandled.length > 0
+          ? [`subscribed, but nothing handles: ${report.notHandled.join(', ')}`]
+          : []),
+        ...(report.ok ? [`${id} subscribes to what the app handles.`] : []),
+      ]);
+      if (!report.ok)
+        throw new CliError(`the events of ${id} and the app's handlers differ.`, {
+          code: 'coverage_mismatch',
+        });
+    });
+
+  withApi(
+    webhooks
+      .command('smoke-test')
+      .description(
+        'Send a webhook.test event and wait for the app to answer it 2xx; exits 1 with what it answered otherwise.',
+      )
+      .argument('<webhook_id>', 'wh_…'),
+  )
+    .option('--timeout <duration>', 'how long to wait for the answer (default 60s)', duration('--timeout'))
+    .action(async (id: string, options: ApiOptions & { timeout?: number }) => {
+      const result = await smokeTest(clientFor(io, options), id, {
+        timeoutMs: options.timeout,
+        signal: io.signal,
+      });
+      print(io, options, result, () =>
+        result.ok
+          ? `${id}: the app answered the test delivery ${result.statusCode}.`
+          : `${id}: ${result.error}`,
+      );
+      if (!result.ok) {
+        throw new CliError(
+          result.statusCode === null
+            ? `the app did not answer the test delivery: ${result.error}`
+            : `the app answered the test delivery ${result.statusCode}.`,
+          { code: 'smoke_test_failed', ...(result.statusCode === null ? {} : { status: result.statusCode }) },
+        );
+      }
+    });
+
+  withApi(
+    webhooks
+      .command('rotate')
+      .description(
+        'Replace a webhook (new secret, or new --events): create the replacement, hand its secret over, wait until the app accepts it, delete the old one.',
+      )
+      .argument('<webhook_id>', 'the wh_… webhook to replace'),
+  )
+    .option('--events <types>', "the replacement's events (default the old webhook's)", eventTypeList)
+    .option('--description <text>', "the replacement's description (default the old webhook's)")
+    .option('--secret-file <path>', 'write the new secret there (mode 0600) instead of printing it')
+    .option(
+      '--timeout <duration>',
+      'how long to wait for the app to accept the new secret (default 15m)',
+      duration('--timeout'),
+    )
+    .option('--retry <duration>', 'between two test deliveries meanwhile (default 15s)', duration('--retry'))
+    .action(
+      async (
+        id: string,
+        options: ApiOptions & {
+          events?: WebhookEventType[];
+          description?: string;
+          secretFile?: string;
+          timeout?: number;
+          retry?: number;
+        },
+      ) => {
+        if (options.json && options.secretFile === undefined) {
+          // The secret must reach someone before the wait starts, and --json prints only at the end.
+          throw new CliError('with --json, give --secret-file <path> for the new secret.', { exitCode: 2 });
+        }
+        const client = clientFor(io, options);
+        let declaration: WebhookDeclaration | undefined;
+        if (options.events || options.description !== undefined) {
+          const old = (await client.listWebhooks()).data.find((w) => w.id === id);
+          if (old) {
+            declaration = {
+              url: old.url,
+              events: options.events ?? old.events,
+              description: options.description ?? old.description,
+            };
+          }
+        }
+        const result = await rotateWebhook(client, {
+          webhookId: id,
+          declaration,
+          timeoutMs: options.timeout,
+          retryMs: options.retry,
+          signal: io.signal,
+          async handOver(secret, replacement) {
+            const where = await handOver(options, secret);
+            // Progress goes to stderr, so stdout holds only the result (and the secret, when printed).
+            io.stderr(
+              `Created ${replacement.id}; ${where.printed ? 'its secret is printed below' : `its secret is in ${where.secretFile}`}. Deploy the app with both secrets (secret: [old, new]); waiting for it to accept the new one…\n`,
+            );
+            if (where.printed) io.stdout(`secret: ${secret}\n`);
+          },
+          onSmokeTest(r) {
+            if (!r.ok) io.stderr(`  not yet: ${r.error}\n`);
+          },
+        });
+        print(io, options, result, () => [
+          `${result.replacement.id} → ${result.replacement.url} accepted by the app; deleted ${result.old.id}.`,
+          'Now remove the old secret from the app.',
+        ]);
+      },
+    );
 }

@@ -73,6 +73,17 @@ export interface DedupeStore {
   renewOrder?(key: string, token: string, leaseMs: number): Promise<boolean>;
   /** Called by `receiver.close()`. Must not close connections the store was handed by the user. */
   shutdown?(): Promise<void>;
+  /**
+   * What the store holds for `key` right now, for audits (read-only): a live claim or a retained
+   * completion, or undefined when it holds nothing live (never claimed, released, expired).
+   */
+  inspect?(key: string): Promise<StoredEvent | undefined>;
+}
+
+/** One key's record as `inspect` reads it; `expiresAt` is when the lease or the retention ends. */
+export interface StoredEvent {
+  state: 'in-flight' | 'completed';
+  expiresAt: number /* ms since epoch */;
 }
 
 export function isDedupeStore(value: unknown): value is DedupeStore {

@@ -61,6 +61,11 @@ export class HandlerRegistry {
     return [...this.#byType].filter(([, list]) => list.length > 0).map(([type]) => type);
   }
 
+  /** Whether an `onAny` handler is registered. */
+  hasAny(): boolean {
+    return this.#any.length > 0;
+  }
+
   for(type: string): readonly AnyWebhookHandler[] {
     return [...(this.#byType.get(type) ?? []), ...this.#any];
   }

@@ -193,6 +193,17 @@ export class MemoryStore implements DedupeStore {
       }
     }
   }
+
+  /** What the store holds for `key` (see DedupeStore.inspect); expired records read as nothing. */
+  async inspect(key: string): ReturnType<NonNullable<DedupeStore['inspect']>> {
+    const record = this.#records.get(key);
+    const expires = typeof record === 'number' ? record : record?.expires;
+    if (expires === undefined || expires <= this.#now() - this.#epoch) return undefined;
+    return {
+      state: typeof record === 'number' ? 'completed' : 'in-flight',
+      expiresAt: expires + this.#epoch,
+    };
+  }
 }
 
 function formatAge(ms: number): string {

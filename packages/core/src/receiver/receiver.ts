@@ -58,6 +58,8 @@ export interface Receiver {
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse>;
   /** Waits for background handlers; with a time-out, reports the event ids still running. */
   drain(timeoutMs?: number): Promise<DrainResult>;
+  /** The types with a handler of their own, and whether an `onAny` handler runs for every type. */
+  handledTypes(): { types: string[]; any: boolean };
   /** `drain`, then the store's `shutdown`. */
   close(timeoutMs?: number): Promise<DrainResult>;
 }
@@ -141,6 +143,10 @@ class WebhookReceiver implements AdapterReceiver {
 
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse> {
     return this.#pipeline.handle(delivery);
+  }
+
+  handledTypes(): { types: string[]; any: boolean } {
+    return { types: this.#registry.types(), any: this.#registry.hasAny() };
   }
 
   refuse(response: ReceiverResponse): ReceiverResponse {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
+import { inspectContract } from './inspect-contract.js';
 import { orderContract } from './order-contract.js';
 import { resolveTestApi, sleep, type TestApi } from './test-api.js';
 
@@ -248,6 +249,7 @@ export function runDedupeStoreContract(
         assert.equal(await store.claim(k, 'b', HOUR), 'completed');
       }
     });
+    inspectContract(name, makeStore, api);
     if (options?.order === true) orderContract(makeStore, api);
   });
 }

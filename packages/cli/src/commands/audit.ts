@@ -1,0 +1,242 @@
+import type { DedupeStore } from '@sms-webhooks/core';
+import { type AuditedEvent, type AuditReport, auditWebhook, type FailedJobInfo } from '@sms-webhooks/ops';
+import { type Command, InvalidArgumentError } from 'commander';
+import { type ApiOptions, clientFor } from '../api-client.js';
+import { CliError } from '../cli-error.js';
+import type { CliIo } from '../io.js';
+import { eventTypeList } from '../options.js';
+import { print } from '../output.js';
+
+interface AuditOptions extends ApiOptions {
+  redisUrl?: string;
+  databaseUrl?: string;
+  storePrefix?: string;
+  table?: string;
+  keyPrefix?: string;
+  queue?: string;
+  schema?: string;
+  handles?: string[];
+  retainHours?: number;
+  all?: boolean;
+}
+
+interface Connected {
+  store: DedupeStore;
+  findFailed?: (eventId: string) => Promise<FailedJobInfo | undefined>;
+  close(): Promise<void>;
+}
+
+const CONNECT_TIMEOUT_MS = 5000;
+
+function connectionUrl(value: string): string {
+  try {
+    new URL(value);
+    return value;
+  } catch {
+    throw new InvalidArgumentError('must be a connection URL, e.g. redis://127.0.0.1:6379.');
+  }
+}
+
+function hours(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of hours.');
+  return n;
+}
+
+/** The receiver's RedisStore, and the BullMQ queue's failed set with --queue. */
+async function redisStore(url: string, options: AuditOptions): Promise<Connected> {
+  const [{ Redis }, { RedisStore }] = await Promise.all([import('ioredis'), import('@sms-webhooks/redis')]);
+  // One bounded connection attempt: a wrong URL is an error, not a job waiting for Redis forever.
+  const connection = {
+    retryStrategy: () => null,
+    connectTimeout: CONNECT_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+  };
+  const redis = new Redis(url, { ...connection, lazyConnect: true });
+  redis.on('error', () => {});
+  const store = new RedisStore({ client: redis, clientType: 'ioredis', prefix: options.storePrefix });
+  if (options.queue === undefined) return { store, close: async () => redis.disconnect() };
+  const [{ Queue }, bullmq] = await Promise.all([import('bullmq'), import('@sms-webhooks/bullmq')]);
+  const queue = new Queue(options.queue, { connection: { url, ...connection } });
+  queue.on('error', () => {});
+  return {
+    store,
+    findFailed: (id) => bullmq.findFailed(queue, id),
+    async close() {
+      redis.disconnect();
+      await queue.close().catch(() => {});
+    },
+  };
+}
+
+/** The receiver's PostgresStore, and pg-boss's failed jobs with --queue. */
+async function postgresStore(url: string, options: AuditOptions): Promise<Connected> {
+  const [{ default: pg }, { PostgresStore }] = await Promise.all([
+    import('pg'),
+    import('@sms-webhooks/postgres'),
+  ]);
+  const connection = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 2 };
+  const pool = new pg.Pool(connection);
+  pool.on('error', () => {});
+  const store = new PostgresStore({ pool, table: options.table });
+  if (options.queue === undefined) return { store, close: () => pool.end().catch(() => {}) };
+  const [{ default: PgBoss }, pgBoss] = await Promise.all([
+    import('pg-boss'),
+    import('@sms-webhooks/pg-boss'),
+  ]);
+  const boss = new PgBoss({
+    ...connection,
+    schema: options.schema,
+    supervise: false,
+    schedule: false,
+    migrate: false,
+  });
+  boss.on('error', () => {});
+  const close = async () => {
+    await boss.stop({ graceful: false, wait: true }).catch(() => {});
+    await pool.end().catch(() => {});
+  };
+  try {
+    await boss.start();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const where = { queue: options.queue, schema: options.schema };
+  return { store, findFailed: (id) => pgBoss.findFailed(boss, id, where), close };
+}
+
+function connect(io: CliIo, options: AuditOptions): Promise<Connected> {
+  const redisUrl = options.redisUrl ?? (options.databaseUrl ? undefined : io.env.REDIS_URL);
+  const databaseUrl = options.databaseUrl ?? (redisUrl ? undefined : io.env.DATABASE_URL);
+  if (redisUrl && databaseUrl) {
+    throw new CliError('give one store: --redis-url (RedisStore) or --database-url (PostgresStore).', {
+      exitCode: 2,
+    });
+  }
+  if (redisUrl) return redisStore(redisUrl, options);
+  if (databaseUrl) return postgresStore(databaseUrl, options);
+  throw new CliError(
+    "say where the receiver's dedupe store is: --redis-url (RedisStore) or --database-url (PostgresStore). A MemoryStore lives in the app's process: audit it with auditWebhook() from @sms-webhooks/ops there.",
+    { code: 'store_missing', exitCode: 2 },
+  );
+}
+
+const NOTE: Record<AuditedEvent['category'], (e: AuditedEvent) => string> = {
+  missed: (e) => `gave up: ${e.lastError ?? `HTTP ${e.lastStatusCode}`}`,
+  retrying: (e) => `next attempt ${e.nextAttemptAt ?? 'under way'}${e.lastError ? ` (${e.lastError})` : ''}`,
+  unfinished: (e) =>
+    e.failedJob
+      ? `in the queue's failed set: ${e.failedJob.error ?? 'failed'} (sms-webhooks failed replay ${e.eventId})`
+      : e.stored === 'in-flight'
+        ? 'acknowledged; a handler holds its claim (running, or its process died)'
+        : 'acknowledged; the store has no completion',
+  fine: (e) => (e.ignored ? 'no handler for this type (ignored by design)' : 'delivered and completed'),
+};
+
+function table(report: AuditReport, all: boolean): string[] {
+  const { window: w, counts } = report;
+  const lines = [
+    w.records === 0
+      ? `Audit of ${report.webhookId}: no delivery records to check.`
+      : `Audit of ${report.webhookId}: ${w.records} record(s) from ${w.from} to ${w.to} (the service lists recent records only: older ones were not checked).`,
+  ];
+  if (w.leftOut > 0) lines.push(`  ${w.leftOut} record(s) older than the store's retention were left out.`);
+  const shown = report.events.filter((e) => all || e.category !== 'fine');
+  if (shown.length > 0) {
+    const rows = [
+      ['CATEGORY', 'EVENT', 'TYPE', 'ATTEMPTS', 'LAST', 'NOTE'],
+      ...shown.map((e) => [
+        e.category,
+        e.eventId,
+        e.eventType,
+        String(e.attempts),
+        e.lastStatusCode === null ? '-' : String(e.lastStatusCode),
+        NOTE[e.category](e),
+      ]),
+    ];
+    const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+    lines.push(
+      '',
+      ...rows.map((r) =>
+        r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '),
+      ),
+    );
+  }
+  lines.push(
+    '',
+    `missed ${counts.missed} · unfinished ${counts.unfinished} · retrying ${counts.retrying} · fine ${counts.fine}`,
+  );
+  return lines;
+}
+
+/** The service's errors go out as they are; a store's say which store, never its URL (it may hold a password). */
+function storeError(error: unknown): unknown {
+  const own = error as { name?: unknown; code?: unknown; message?: unknown } | null;
+  if (own?.name === 'ServiceApiError' || own?.name === 'OpsError' || error instanceof CliError) return error;
+  if (typeof own?.code === 'string' && own.code === 'ERR_SMS_OPS_OPTIONS') return error;
+  const message = typeof own?.message === 'string' && own.message !== '' ? own.message : String(error);
+  return new CliError(`could not read the dedupe store: ${message}`, { code: 'store_unavailable' });
+}
+
+export function registerAudit(program: Command, io: CliIo): void {
+  program
+    .command('audit')
+    .description(
+      "Join a webhook's delivery records with the receiver's dedupe store: missed, retrying, unfinished, fine. Exits 1 when anything is missed or unfinished.",
+    )
+    .argument('<webhook_id>', 'wh_…')
+    .option('--base-url <url>', 'service address (default $SMS_API_BASE_URL)')
+    .option('--redis-url <url>', "the RedisStore's Redis (default $REDIS_URL)", connectionUrl)
+    .option('--database-url <url>', "the PostgresStore's database (default $DATABASE_URL)", connectionUrl)
+    .option('--store-prefix <prefix>', "the RedisStore's key prefix, if not the default")
+    .option('--table <name>', "the PostgresStore's table (default sms_webhook_events)")
+    .option(
+      '--key-prefix <prefix>',
+      'put before each event id to make the store key (default none, as the receiver)',
+    )
+    .option(
+      '--queue <name>',
+      'the BullMQ (Redis) or pg-boss (database) queue the app hands off to: its failed jobs are named',
+    )
+    .option('--schema <name>', "pg-boss's schema (default pgboss)")
+    .option(
+      '--handles <types>',
+      'the event types the app handles: others are answered 200 and not stored',
+      eventTypeList,
+    )
+    .option(
+      '--retain-hours <hours>',
+      "the receiver's retainMs in hours: older records are left out (default 24)",
+      hours,
+    )
+    .option('--all', 'list the fine events too')
+    .option('--json', 'print the report as JSON')
+    .action(async (webhookId: string, options: AuditOptions) => {
+      const client = clientFor(io, options);
+      const connected = await connect(io, options);
+      let report: AuditReport;
+      try {
+        report = await auditWebhook({
+          client,
+          webhookId,
+          store: connected.store,
+          keyPrefix: options.keyPrefix,
+          findFailed: connected.findFailed,
+          receiver: options.handles && { handledTypes: () => ({ types: options.handles!, any: false }) },
+          retainMs: options.retainHours === undefined ? undefined : options.retainHours * 3_600_000,
+        });
+      } catch (error) {
+        throw storeError(error);
+      } finally {
+        await connected.close();
+      }
+      print(io, options, report, () => table(report, options.all === true));
+      if (!report.ok) {
+        throw new CliError(
+          `${report.counts.missed} missed and ${report.counts.unfinished} unfinished event(s) on ${webhookId}.`,
+          { code: 'audit_failed' },
+        );
+      }
+    });
+}

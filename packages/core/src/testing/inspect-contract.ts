@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { DedupeStore } from '../receiver/dedupe-store.js';
+import { sleep, type TestApi } from './test-api.js';
+
+const HOUR = 3_600_000;
+const key = () => `evt_inspect_${randomBytes(8).toString('hex')}`;
+
+/** What the runners hand a test to skip it: vitest's and node:test's context, mocha's `this`. */
+interface Skippable {
+  skip?: (note?: string) => void;
+}
+
+/**
+ * The rows of the optional `inspect` (what the audit reads), part of `runDedupeStoreContract`. A store
+ * without it gets each row skipped with its name in the note, where the runner can skip from inside a test.
+ */
+export function inspectContract(
+  name: string,
+  makeStore: () => DedupeStore | Promise<DedupeStore>,
+  { it }: TestApi,
+): void {
+  const row = (
+    title: string,
+    fn: (
+      inspect: (k: string) => ReturnType<NonNullable<DedupeStore['inspect']>>,
+      store: DedupeStore,
+    ) => Promise<void>,
+  ) =>
+    it(`inspect: ${title}`, async function (this: Skippable | undefined, ctx?: Skippable) {
+      const store = await makeStore();
+      if (typeof store.inspect !== 'function') {
+        const note = `${name} has no inspect(): the audit cannot read what it holds`;
+        (ctx?.skip ?? this?.skip)?.call(ctx ?? this, note);
+        return;
+      }
+      await fn((k) => store.inspect!(k), store);
+    });
+
+  row('knows nothing of a key never claimed', async (inspect) => {
+    assert.equal(await inspect(key()), undefined);
+  });
+
+  row('reads a live claim as in-flight until its lease ends', async (inspect, store) => {
+    const k = key();
+    const before = Date.now();
+    await store.claim(k, 'a', HOUR);
+    const seen = await inspect(k);
+    assert.equal(seen?.state, 'in-flight');
+    // The server's clock may lead or lag ours a little; a second either way is plenty on one machine.
+    assert.ok(seen.expiresAt >= before + HOUR - 1000 && seen.expiresAt <= Date.now() + HOUR + 1000);
+  });
+
+  row('reads a completed key as completed until its retention ends', async (inspect, store) => {
+    const k = key();
+    await store.claim(k, 'a', HOUR);
+    const before = Date.now();
+    await store.complete(k, 'a', 2 * HOUR);
+    const seen = await inspect(k);
+    assert.equal(seen?.state, 'completed');
+    assert.ok(seen.expiresAt >= before + 2 * HOUR - 1000 && seen.expiresAt <= Date.now() + 2 * HOUR + 1000);
+  });
+
+  row('knows nothing of a released key, an expired lease or an expired retention', async (inspect, store) => {
+    const [released, lapsed, forgotten] = [key(), key(), key()];
+    await store.claim(released, 'a', HOUR);
+    await store.release(released, 'a');
+    await store.claim(lapsed, 'a', 60);
+    await store.claim(forgotten, 'a', HOUR);
+    await store.complete(forgotten, 'a', 60);
+    await sleep(120);
+    assert.deepEqual(
+      [await inspect(released), await inspect(lapsed), await inspect(forgotten)],
+      [undefined, undefined, undefined],
+    );
+  });
+
+  row('only reads: claims and completions go on as before', async (inspect, store) => {
+    const [held, done, free] = [key(), key(), key()];
+    await store.claim(held, 'a', HOUR);
+    await store.claim(done, 'a', HOUR);
+    await store.complete(done, 'a', HOUR);
+    for (const k of [held, done, free]) await inspect(k);
+    assert.equal(await store.claim(held, 'b', HOUR), 'in-flight');
+    assert.equal(await store.claim(done, 'b', HOUR), 'completed');
+    assert.equal(await store.claim(free, 'b', HOUR), 'claimed');
+    assert.equal(await store.complete(held, 'a', HOUR), true);
+  });
+
+  row('reads long and unusual keys as they were claimed', async (inspect, store) => {
+    const long = `${key()}_${'x'.repeat(1000)}`;
+    const unusual = `${key()}:é🙂 \t%`;
+    for (const k of [long, unusual]) {
+      await store.claim(k, 'a', HOUR);
+      await store.complete(k, 'a', HOUR);
+      assert.equal((await inspect(k))?.state, 'completed');
+      assert.equal(await inspect(`${k}_other`), undefined);
+    }
+  });
+}

@@ -1,0 +1,37 @@
+import { optionError } from '@sms-webhooks/core/store';
+
+export type OpsErrorCode =
+  /** An option is missing or wrong; thrown before any request. */
+  | 'ERR_SMS_OPS_OPTIONS'
+  /** The dedupe store has no `inspect`, so the audit cannot read it. */
+  | 'ERR_SMS_OPS_NO_INSPECT'
+  /** No live webhook with that id in this workspace. */
+  | 'ERR_SMS_OPS_NO_WEBHOOK'
+  /** Rotation waited its whole `timeoutMs` and the app never accepted the new secret; the old webhook is kept. */
+  | 'ERR_SMS_OPS_NOT_ACCEPTED';
+
+/** Every failure of this package; match on `code` (the ESM and CJS builds have a class each). Never holds a secret. */
+export class OpsError extends Error {
+  override readonly name = 'OpsError';
+  readonly code: OpsErrorCode;
+
+  constructor(code: OpsErrorCode, message: string) {
+    super(`@sms-webhooks/ops: ${message}`);
+    this.code = code;
+  }
+}
+
+const OWNER = '@sms-webhooks/ops';
+
+/** An option mistake, with core's shape (a TypeError with a stable code) and this package's code. */
+export function optionMistake(message: string): TypeError {
+  return optionError(OWNER, message, 'ERR_SMS_OPS_OPTIONS');
+}
+
+export function positiveMs(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw optionMistake(`\`${name}\` must be a positive number of ms, got ${String(value)}.`);
+  }
+  return value;
+}

@@ -1,0 +1,15 @@
+export {
+  AUDIT_CATEGORIES,
+  type AuditCategory,
+  type AuditedEvent,
+  type AuditOptions,
+  type AuditReport,
+  auditWebhook,
+  type FailedJobInfo,
+} from './audit.js';
+export { type CoverageReport, checkCoverage, type HandledTypes } from './coverage.js';
+export type { PublicWebhook, WebhookDeclaration } from './declaration.js';
+export { OpsError, type OpsErrorCode } from './errors.js';
+export { type RotateOptions, type RotateResult, rotateWebhook } from './rotate.js';
+export { type SmokeTestOptions, type SmokeTestResult, smokeTest } from './smoke-test.js';
+export { type SyncResult, syncWebhook } from './sync.js';
