@@ -19,8 +19,10 @@ import { OnSmsWebhook, SmsWebhooksModule } from '@sms-webhooks/nestjs';
 import { otelInstrumentation } from '@sms-webhooks/otel';
 import * as pgBoss from '@sms-webhooks/pg-boss';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import * as rabbitmq from '@sms-webhooks/rabbitmq';
 import { RedisStore } from '@sms-webhooks/redis';
 import { webhookHandler } from '@sms-webhooks/web';
+import amqp, { type ChannelModel } from 'amqplib';
 import Fastify from 'fastify';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
@@ -63,7 +65,16 @@ const connection = { host: '127.0.0.1', port: 1 };
 const queue = { add: async () => wrong({}), getJob: async () => undefined };
 const redis = new RedisStore({ sendCommand: async () => null });
 
-afterAll(() => pool.end());
+// A real connection to the test broker (the checks run before it is used): amqplib's own shape.
+let amqpConnection: ChannelModel;
+beforeAll(async () => {
+  amqpConnection = await amqp.connect(process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
+  amqpConnection.on('error', () => {});
+});
+
+afterAll(async () => {
+  await Promise.all([pool.end(), amqpConnection?.close()]);
+});
 
 /**
  * One wrong call; it throws, or returns a promise that rejects. A check core makes for the package
@@ -287,6 +298,43 @@ const PACKAGES: Record<string, PackageErrors> = {
       ['sweepIntervalMs -1', () => new PostgresStore({ pool, sweepIntervalMs: -1 })],
       ['claim with leaseMs 0', () => store.claim('evt_1', 'token', 0)],
       ['completeIn given the pool', () => store.completeIn({}, pool)],
+    ],
+  },
+  rabbitmq: {
+    prefix: '@sms-webhooks/rabbitmq',
+    code: 'ERR_SMS_OPTIONS',
+    name: 'TypeError',
+    mistakes: [
+      ['enqueueTo without a connection', () => rabbitmq.enqueueTo(wrong({}))],
+      ['enqueueTo a queue named amq.*', () => rabbitmq.enqueueTo(amqpConnection, { queue: 'amq.webhooks' })],
+      ['enqueueTo an empty queue name', () => rabbitmq.enqueueTo(amqpConnection, { queue: '' })],
+      ['enqueueTo queueType lazy', () => rabbitmq.enqueueTo(amqpConnection, { queueType: wrong('lazy') })],
+      ['enqueueTo deliveryLimit 0', () => rabbitmq.enqueueTo(amqpConnection, { deliveryLimit: 0 })],
+      [
+        'enqueueTo timeoutMs as a string',
+        () => rabbitmq.enqueueTo(amqpConnection, { timeoutMs: wrong('5000') }),
+      ],
+      ['enqueueTo a store without claim', () => rabbitmq.enqueueTo(amqpConnection, { store: wrong({}) })],
+      ['createWorker without connection', () => rabbitmq.createWorker(receiver, wrong({}))],
+      [
+        'createWorker given a number for handlers',
+        () => rabbitmq.createWorker(wrong(1), { connection: amqpConnection }),
+      ],
+      [
+        'createWorker prefetch 0',
+        () => rabbitmq.createWorker(receiver, { connection: amqpConnection, prefetch: 0 }),
+      ],
+      [
+        'createWorker backoffMs []',
+        () => rabbitmq.createWorker(receiver, { connection: amqpConnection, backoffMs: [] }),
+      ],
+      [
+        'createWorker backoffMs a string',
+        () => rabbitmq.createWorker(receiver, { connection: amqpConnection, backoffMs: wrong('2s') }),
+      ],
+      ['listFailed without a connection', () => rabbitmq.listFailed(wrong(undefined))],
+      ['listFailed limit 0', () => rabbitmq.listFailed(amqpConnection, { limit: 0 })],
+      ['replayFailed without store', () => rabbitmq.replayFailed(amqpConnection, 'evt_1', wrong({}))],
     ],
   },
   redis: {
