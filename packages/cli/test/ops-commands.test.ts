@@ -272,6 +272,15 @@ describe('sms-webhooks audit (PostgresStore)', () => {
     );
     expect(result.stdout).toMatch(new RegExp(`^fine +${sent!.id} .*delivered and completed$`, 'm'));
     expect(result.stdout).toContain('missed 0 · unfinished 1 · retrying 0 · fine 1');
+    // An app whose receiver (read from its module) has no handler for message.delivered: ignored, fine.
+    const fixture = new URL('./fixtures/ops-receiver.ts', import.meta.url).pathname;
+    const ignoring = await runCli(
+      ['audit', webhook.id, '--database-url', db.url, '--table', table, '--receiver', fixture],
+      env,
+    );
+    expect(ignoring.stderr).toBe('');
+    expect(ignoring.code).toBe(0);
+    expect(ignoring.stdout).toContain('missed 0 · unfinished 0 · retrying 0 · fine 2');
   });
 });
 
