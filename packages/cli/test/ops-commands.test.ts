@@ -8,8 +8,10 @@ import { createWorker as bullmqWorker, enqueueTo } from '@sms-webhooks/bullmq';
 import { createReceiver, type Receiver } from '@sms-webhooks/core';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
+import { PostgresStore } from '@sms-webhooks/postgres';
 import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
+import { createDatabase, pgPool } from '@sms-webhooks/test-helpers/postgres-db';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -223,6 +225,62 @@ describe('sms-webhooks audit (RedisStore)', () => {
       code: 2,
       stderr: expect.stringMatching(/--redis-url .* or --database-url/),
     });
+  });
+});
+
+describe('sms-webhooks audit (PostgresStore)', () => {
+  it('reads the table given with --table, names the unfinished event, and exits 1', async () => {
+    await startEmulator();
+    const db = await createDatabase('cli_audit');
+    const pool = pgPool(db.url);
+    closers.push(() => db.drop());
+    closers.push(() => pool.end());
+    const table = `audit_${randomBytes(4).toString('hex')}`;
+    const store = new PostgresStore({ pool, table });
+    await store.migrate();
+    const target = await app(placeholder());
+    closers.push(target.close);
+    const webhook = JSON.parse(
+      (
+        await runCli(
+          ['webhooks', 'create', '--url', target.url, '--events', 'message.sent,message.delivered', '--json'],
+          env,
+        )
+      ).stdout,
+    );
+    const receiver = createReceiver({ secret: webhook.secret, store, retry: false, logger: captureLogger() })
+      .on('message.sent', () => {})
+      .on('message.delivered', () => {
+        throw new Error('crashed after the 200');
+      });
+    target.use(receiver);
+    const [sent] = emulator.emit('message.sent');
+    const [delivered] = emulator.emit('message.delivered');
+    await emulator.waitForIdle(5000);
+    await receiver.drain();
+
+    const result = await runCli(
+      ['audit', webhook.id, '--database-url', db.url, '--table', table, '--all'],
+      env,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^unfinished +${delivered!.id} +message\\.delivered +1 +200 +acknowledged; the store has no completion$`,
+        'm',
+      ),
+    );
+    expect(result.stdout).toMatch(new RegExp(`^fine +${sent!.id} .*delivered and completed$`, 'm'));
+    expect(result.stdout).toContain('missed 0 · unfinished 1 · retrying 0 · fine 1');
+    // An app whose receiver (read from its module) has no handler for message.delivered: ignored, fine.
+    const fixture = new URL('./fixtures/ops-receiver.ts', import.meta.url).pathname;
+    const ignoring = await runCli(
+      ['audit', webhook.id, '--database-url', db.url, '--table', table, '--receiver', fixture],
+      env,
+    );
+    expect(ignoring.stderr).toBe('');
+    expect(ignoring.code).toBe(0);
+    expect(ignoring.stdout).toContain('missed 0 · unfinished 0 · retrying 0 · fine 2');
   });
 });
 

@@ -6,6 +6,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
+import { handledBy } from '../receiver-module.js';
 
 interface AuditOptions extends ApiOptions {
   redisUrl?: string;
@@ -16,6 +17,7 @@ interface AuditOptions extends ApiOptions {
   queue?: string;
   schema?: string;
   handles?: string[];
+  receiver?: string;
   retainHours?: number;
   all?: boolean;
 }
@@ -206,6 +208,10 @@ export function registerAudit(program: Command, io: CliIo): void {
       eventTypeList,
     )
     .option(
+      '--receiver <module>',
+      "or read them from the module that exports the app's receiver (`receiver`, the default export, or <module>#<name>)",
+    )
+    .option(
       '--retain-hours <hours>',
       "the receiver's retainMs in hours: older records are left out (default 24)",
       hours,
@@ -213,7 +219,13 @@ export function registerAudit(program: Command, io: CliIo): void {
     .option('--all', 'list the fine events too')
     .option('--json', 'print the report as JSON')
     .action(async (webhookId: string, options: AuditOptions) => {
+      if (options.handles && options.receiver) {
+        throw new CliError('give --handles or --receiver, not both.', { exitCode: 2 });
+      }
       const client = clientFor(io, options);
+      const handled = options.receiver
+        ? await handledBy(options.receiver)
+        : options.handles && { types: options.handles, any: false };
       const connected = await connect(io, options);
       let report: AuditReport;
       try {
@@ -223,7 +235,7 @@ export function registerAudit(program: Command, io: CliIo): void {
           store: connected.store,
           keyPrefix: options.keyPrefix,
           findFailed: connected.findFailed,
-          receiver: options.handles && { handledTypes: () => ({ types: options.handles!, any: false }) },
+          receiver: handled ? { handledTypes: () => handled } : undefined,
           retainMs: options.retainHours === undefined ? undefined : options.retainHours * 3_600_000,
         });
       } catch (error) {

@@ -1,10 +1,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { deliveryOutcome, type WebhookEventType } from '@sms-webhooks/client';
 import {
   checkCoverage,
-  type HandledTypes,
   rotateWebhook,
   smokeTest,
   syncWebhook,
@@ -16,6 +13,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
+import { handledBy } from '../receiver-module.js';
 
 export function registerWebhooks(program: Command, io: CliIo): void {
   const webhooks = program
@@ -131,28 +129,6 @@ function duration(name: string) {
       { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(match[2] as 'ms' | 's' | 'm' | 'h') ?? 'ms']
     );
   };
-}
-
-async function handledBy(modulePath: string): Promise<HandledTypes> {
-  const [file, name = 'receiver'] = modulePath.split('#') as [string, string?];
-  let loaded: Record<string, unknown>;
-  try {
-    loaded = await import(pathToFileURL(resolve(file)).href);
-  } catch (error) {
-    throw new CliError(`could not load ${file}: ${(error as Error)?.message ?? String(error)}`, {
-      code: 'receiver_unloadable',
-    });
-  }
-  const receiver = (loaded[name] ?? (name === 'receiver' ? loaded.default : undefined)) as
-    | { handledTypes?: () => HandledTypes }
-    | undefined;
-  if (typeof receiver?.handledTypes !== 'function') {
-    throw new CliError(
-      `${file} exports no receiver named ${name}: export it (export const receiver = createReceiver(…)) or name it with ${file}#<export>.`,
-      { code: 'receiver_unloadable' },
-    );
-  }
-  return receiver.handledTypes();
 }
 
 export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
