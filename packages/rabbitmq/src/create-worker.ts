@@ -134,9 +134,15 @@ export async function createWorker(
     if (store === undefined || claim === undefined) return;
     try {
       if (await store.complete(claim.key, claim.token, retainMs)) return;
+      // The claim ran out during the run (or was taken over): take a fresh one to record the completion.
       const token = randomUUID();
-      if ((await store.claim(claim.key, token, 60_000)) === 'claimed')
-        await store.complete(claim.key, token, retainMs);
+      const claimed = await store.claim(claim.key, token, 60_000);
+      if (claimed === 'claimed') await store.complete(claim.key, token, retainMs);
+      else if (claimed === 'in-flight') {
+        logger.warn(
+          `${OWNER}: ${data.event.id} is done but another claim holds its dedupe key, so the completion was not recorded; raise leaseMs above the longest run.`,
+        );
+      }
     } catch (error) {
       logger.error(`${OWNER}: could not record ${data.event.id} as done: ${describe(error)}`);
     }
@@ -280,8 +286,15 @@ export async function createWorker(
     if (closing || reopen !== undefined) return;
     reopen = setTimeout(() => {
       reopen = undefined;
-      // While the connection is down, its 'connect' event reopens instead.
-      if (!closing && !channels.down) {
+      if (closing) return;
+      // While a recovering connection is down, its 'connect' event reopens instead; a plain one stays closed.
+      if (channels.down && !recovers) {
+        logger.error(
+          `${OWNER}: the connection closed, so this worker stopped consuming ${t.queue}; connect with amqplib.connect(url, { recovery: {} }) to have it consume again after a reconnect.`,
+        );
+        return;
+      }
+      if (!channels.down) {
         channels.get().catch((error) => {
           logger.error(`${OWNER}: could not consume ${t.queue} again: ${describe(error)}`);
           scheduleReopen();
@@ -290,6 +303,7 @@ export async function createWorker(
     }, REOPEN_MS);
   }
 
+  const recovers = typeof (options.connection as { waitForConnect?: unknown }).waitForConnect === 'function';
   const onConnect = () => {
     if (!closing)
       channels

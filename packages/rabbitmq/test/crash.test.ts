@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createTestDelivery, type DedupeStore } from '@sms-webhooks/core';
-import { createWorker } from '@sms-webhooks/rabbitmq';
+import { createWorker, listFailed, replayFailed } from '@sms-webhooks/rabbitmq';
 import { RedisStore } from '@sms-webhooks/redis';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
@@ -38,10 +38,10 @@ async function messages(queue: string): Promise<number> {
 const ran = async (id: string) => Number((await redis.get(`ran:${id}`)) ?? 0);
 
 /** A worker in this process that counts its runs where the child workers do. */
-async function testWorker(queue: string) {
+async function testWorker(queue: string, backoffMs?: number) {
   const worker = await createWorker(
     { 'message.delivered': async (event) => void (await redis.incr(`ran:${event.id}`)) },
-    { connection: await broker.connect(), queue, store },
+    { connection: await broker.connect(), queue, store, backoffMs },
   );
   broker.onCleanup(() => worker.close());
   return worker;
@@ -120,19 +120,20 @@ describe('the receiving process killed with SIGKILL', () => {
 
 describe('the worker process killed with SIGKILL', () => {
   async function queued() {
-    const queue = broker.removeAfter(queueName());
+    const queue = broker.removeAfter(queueName(), [300]);
     const { receiver } = handOffReceiver(await broker.connect(), store, { queue });
     const d = createTestDelivery('message.delivered', { secret });
     expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
     return { queue, d, receiver };
   }
 
-  async function crashAt(queue: string, step: string, id: string) {
+  async function crashAt(queue: string, step: string, id: string, env: Record<string, string> = {}) {
     const child = spawnFixture('worker-process', {
       AMQP_URL: BROKER_URL,
       REDIS_URL: server.url,
       QUEUE: queue,
       STEP: step,
+      ...env,
     });
     try {
       expect(await child.printed('step')).toEqual({ step, id });
@@ -167,5 +168,42 @@ describe('the worker process killed with SIGKILL', () => {
     await waitFor(async () => (await messages(queue)) === 0, 'the message acked');
     await sleep(300);
     expect(await ran(d.event.id)).toBe(1);
+  });
+
+  it('after a failed run went to its retry queue, before the ack: the next worker runs it, the retry copy is skipped', {
+    timeout: 60_000,
+  }, async () => {
+    const { queue, d } = await queued();
+    await crashAt(queue, 'retried', d.event.id, { BACKOFF_MS: '300' });
+    expect(await ran(d.event.id)).toBe(1);
+    // Both copies: the unacked original back in the queue, the retry copy waiting its 300 ms.
+    await waitFor(
+      async () => (await messages(queue)) + (await messages(`${queue}.retry.300`)) === 2,
+      'two copies',
+    );
+    await testWorker(queue, 300);
+    await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash');
+    // The copy in the retry queue comes back after 300 ms and finds the event completed.
+    await waitFor(
+      async () => (await messages(queue)) === 0 && (await messages(`${queue}.retry.300`)) === 0,
+      'both copies gone',
+    );
+    await sleep(500);
+    expect(await ran(d.event.id)).toBe(2);
+  });
+
+  it('after its last failed run went to the failed queue, before the ack: it runs again; replaying the copy runs nothing', {
+    timeout: 60_000,
+  }, async () => {
+    const { queue, d } = await queued();
+    await crashAt(queue, 'failed', d.event.id, { ATTEMPTS: '1', BACKOFF_MS: '300' });
+    expect(await listFailed(await broker.connect(), { queue })).toMatchObject([{ eventId: d.event.id }]);
+    await testWorker(queue, 300);
+    await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash');
+    await waitFor(async () => (await messages(queue)) === 0, 'the original acked');
+    const replay = await replayFailed(await broker.connect(), d.event.id, { queue, store });
+    expect(replay.status).toBe('completed');
+    await sleep(300);
+    expect(await ran(d.event.id)).toBe(2);
   });
 });

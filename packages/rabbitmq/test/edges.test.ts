@@ -75,6 +75,18 @@ describe('poison messages, claims held elsewhere, and mismatched queues', () => 
   });
 });
 
+describe('a worker on a plain connection that closes', () => {
+  it('says it stopped consuming and how to have it reconnect', async () => {
+    const queue = broker.removeAfter(queueName());
+    const connection = await broker.connect();
+    const logger = captureLogger();
+    const worker = await createWorker({}, { connection, queue, logger });
+    broker.onCleanup(() => worker.close());
+    await connection.close();
+    await waitFor(() => /stopped consuming .*recovery/.test(logger.text()), 'the log line');
+  });
+});
+
 describe('option mistakes throw at start-up with ERR_SMS_OPTIONS', () => {
   const connection = { createConfirmChannel: async () => ({}), on() {}, off() {} } as never;
 

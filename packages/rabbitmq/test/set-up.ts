@@ -23,7 +23,7 @@ export interface Broker {
   connect(url?: string): Promise<ChannelModel>;
   /** A connection that reconnects by itself (amqplib's recovery), closed after the test. */
   connectRecovering(url?: string): Promise<RecoveringChannelModel>;
-  /** Deletes every queue and exchange of `queue` after the test. */
+  /** Deletes every queue and exchange of `queue` after the test; `retryWaits`: the back-off's first waits. */
   removeAfter(queue: string, retryWaits?: number[]): string;
   onCleanup(fn: () => Promise<unknown>): void;
 }
@@ -51,8 +51,10 @@ export function useBroker(): Broker {
       cleanups.unshift(async () => {
         const connection = await amqp.connect(BROKER_URL);
         const channel = await connection.createChannel();
-        // The default back-off's waits (2 … 128 s), and those the test gave.
-        const waits = new Set([...[1, 2, 4, 8, 16, 32, 64].map((s) => s * 2000), ...retryWaits]);
+        // Every wait of an exponential back-off from each base the test gave (and the default, 2 s):
+        // its retry queues are `<queue>.retry.<base × 2^n>`; a list of waits is covered by its entries.
+        const bases = [2000, ...retryWaits];
+        const waits = new Set(bases.flatMap((base) => [1, 2, 4, 8, 16, 32, 64].map((n) => base * n)));
         for (const name of [queue, `${queue}.failed`, ...[...waits].map((w) => `${queue}.retry.${w}`)]) {
           await channel.deleteQueue(name);
         }
