@@ -19,7 +19,7 @@ const inProcess: [string, (log: Log) => Promise<Started>][] = [
     'express',
     async (log) => {
       const { server, receiver } = createExpressApp({ secret, log, respond: 'after-handlers' });
-      const s = await listen(server, '/webhooks');
+      const s = await listen(server, '/webhooks/sms');
       const close = async () => {
         await s.close();
         await receiver.close();
@@ -33,14 +33,14 @@ const inProcess: [string, (log: Log) => Promise<Started>][] = [
       const { app } = await createFastifyApp({ secret, log, respond: 'after-handlers' });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
-      return { url: `http://127.0.0.1:${port}/webhooks`, close: async () => void (await app.close()) };
+      return { url: `http://127.0.0.1:${port}/webhooks/sms`, close: async () => void (await app.close()) };
     },
   ],
   [
     'koa',
     async (log) => {
       const { server, receiver } = createKoaApp({ secret, log, respond: 'after-handlers' });
-      const s = await listen(server, '/webhooks');
+      const s = await listen(server, '/webhooks/sms');
       const close = async () => {
         await s.close();
         await receiver.close();
@@ -121,7 +121,7 @@ describe.each(['express', 'fastify', 'koa'])('examples/%s server.ts (its start s
     try {
       const [, port] = await waitForOutput(child, output, /listening on http:\/\/localhost:(\d+)\/webhooks/);
       const d = createTestDelivery('message.failed', { secret });
-      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks/sms`, {
         method: 'POST',
         headers: d.headers,
         body: d.body,

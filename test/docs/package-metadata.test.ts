@@ -148,3 +148,44 @@ describe.each(packages)('packages/%s peer dependencies', (name) => {
     },
   );
 });
+
+/** The @sms-webhooks packages installing `names` brings in: dependencies and required peers, transitively. */
+function withOwnDependencies(names: string[]): Set<string> {
+  const all = new Set<string>();
+  const visit = (name: string) => {
+    if (all.has(name)) return;
+    all.add(name);
+    const pkg = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'));
+    const optional = pkg.peerDependenciesMeta ?? {};
+    const required = Object.keys(pkg.peerDependencies ?? {}).filter((peer) => !optional[peer]?.optional);
+    for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...required])
+      if (dep.startsWith('@sms-webhooks/')) visit(dep.slice('@sms-webhooks/'.length));
+  };
+  for (const name of names) visit(name);
+  return all;
+}
+
+// A reader with a clone cannot `npm install @sms-webhooks/…` before it is published: each package README's
+// install block also gives the tarballs `pnpm tarballs` writes, every one the install needs (a tarball
+// whose own @sms-webhooks dependency is missing would send npm to the registry for it).
+describe.each(packages)('packages/%s README install line', (name) => {
+  it('installs from npm and from a clone, with the same packages', () => {
+    const readme = readFileSync(join(root, 'packages', name, 'README.md'), 'utf8');
+    const npmLine = readme
+      .split('\n')
+      .find((l) => l.startsWith('npm install') && l.includes('@sms-webhooks/'));
+    expect(npmLine, 'an npm install line').toBeDefined();
+    const named = [...npmLine!.matchAll(/@sms-webhooks\/([\w-]+)/g)].map(([, n]) => n!);
+    const tarballLine = readme.split('\n').find((l) => l.startsWith('#   npm install <clone>/tarballs/'));
+    expect(tarballLine, 'a tarball install line').toBeDefined();
+    const tarballs = [
+      ...tarballLine!.matchAll(/<clone>\/tarballs\/sms-webhooks-([\w-]+)-(\d+\.\d+\.\d+)\.tgz/g),
+    ];
+    expect(tarballs.map(([, n]) => n).sort()).toEqual([...withOwnDependencies(named)].sort());
+    for (const [, n, version] of tarballs) {
+      expect(version).toBe(
+        JSON.parse(readFileSync(join(root, 'packages', n!, 'package.json'), 'utf8')).version,
+      );
+    }
+  });
+});

@@ -292,7 +292,7 @@ export const STORE_READMES: ReadmeUnderTest[] = [
     'nestjs',
     async (env) => {
       // The README's second server, on Fastify (on FASTIFY_PORT): it accepts a signed delivery too.
-      const answer = await deliver(`http://localhost:${env.FASTIFY_PORT}/webhooks`, env);
+      const answer = await deliver(`http://localhost:${env.FASTIFY_PORT}/webhooks/sms`, env);
       expect(answer.status, answer.body).toBe(200);
     },
     ['FASTIFY_PORT'],
