@@ -320,6 +320,22 @@ export const STORE_READMES: ReadmeUnderTest[] = [
     },
   },
   {
+    path: 'examples/lambda/README.md',
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret('lambda') },
+        check(results) {
+          const run = allOutput(results);
+          expect(run).toMatch(/^message\.delivered evt_\w+: message msg_\w+ to \+\d+ \(attempt 1\)$/m);
+          expect(run).toMatch(/^delivery: 200 \{"received":true\}$/m);
+          expect(run).toMatch(/^redelivery: 200 \{"received":true,"duplicate":true\}$/m);
+          expect(run).toMatch(/^forged: 400 \{"error":\{"code":"signature_mismatch"/m);
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
     path: 'examples/multi-instance/README.md',
     async setup() {
       // No REDIS_URL: the README's command starts a redis-server of its own. No SMS_WEBHOOK_SECRET

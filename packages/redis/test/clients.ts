@@ -1,12 +1,12 @@
 import { RedisStore, type RedisStoreOptions } from '@sms-webhooks/redis';
 import { Redis } from 'ioredis';
 import { Redis as RedisV6 } from 'ioredis6';
-import { createClient } from 'redis';
+import { createClient as createClientV6 } from 'redis';
 import { createClient as createClientV4 } from 'redis4';
-import { createClient as createClientV6 } from 'redis6';
+import { createClient as createClientV5 } from 'redis5';
 
-// Every major the package's peer ranges name: the newest of each client (installed as ioredis6 and
-// redis6) as well as the ones most apps run today.
+// Every major the package's peer ranges name: node-redis 6 as `redis`, 5 and 4 as `redis5` and `redis4`;
+// ioredis 5 as `ioredis` (what bullmq's users run) and 6 as `ioredis6`.
 export const CLIENT_KINDS = [
   'ioredis',
   'ioredis v6',
@@ -52,7 +52,7 @@ export async function connect(kind: ClientKind, url: string): Promise<Connected>
   // The two majors' client types differ; only connect/sendCommand/disconnect are used here.
   const create = {
     'node-redis v4': createClientV4,
-    'node-redis v5': createClient,
+    'node-redis v5': createClientV5,
     'node-redis v6': createClientV6,
   }[kind] as (o: typeof options) => unknown;
   const client = create(options) as {

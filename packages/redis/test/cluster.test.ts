@@ -3,9 +3,9 @@ import { RedisStore } from '@sms-webhooks/redis';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Cluster, Redis } from 'ioredis';
 import { Cluster as ClusterV6 } from 'ioredis6';
-import { createCluster } from 'redis';
+import { createCluster as createClusterV6 } from 'redis';
 import { createCluster as createClusterV4 } from 'redis4';
-import { createCluster as createClusterV6 } from 'redis6';
+import { createCluster } from 'redis5';
 import { sleep } from './harness.js';
 
 // A one-node Redis Cluster owning every slot: enough to prove the scripts are single-key and that each
