@@ -71,7 +71,7 @@ it('/health answers 503 until Redis is reachable, then 200, and deliveries are a
   expect(down.status).toBe(503);
   expect(down.body).toMatchObject({ ok: false });
   const early = createTestDelivery('message.delivered', { secret: webhookSecret() });
-  const refused = await fetch(`${url}/webhooks`, {
+  const refused = await fetch(`${url}/webhooks/sms`, {
     method: 'POST',
     body: early.body,
     headers: early.headers,
@@ -87,7 +87,11 @@ it('/health answers 503 until Redis is reachable, then 200, and deliveries are a
     return h?.status === 200 ? h : undefined;
   });
   expect(up.body).toEqual({ ok: true, redis: 'ready', queue: 'ready' });
-  const res = await fetch(`${url}/webhooks`, { method: 'POST', body: early.body, headers: early.headers });
+  const res = await fetch(`${url}/webhooks/sms`, {
+    method: 'POST',
+    body: early.body,
+    headers: early.headers,
+  });
   expect(res.status).toBe(200);
   expect(await res.json()).toEqual({ received: true });
 }, 60_000);

@@ -19,7 +19,7 @@ const receiver = createWebhookReceiver({
 });
 
 const app = express();
-app.all('/webhooks', webhookMiddleware(receiver));
+app.all('/webhooks/sms', webhookMiddleware(receiver));
 // A readiness probe: with the offline queue off, a delivery that arrives before Redis is connected
 // gets a 503, so load balancers (and start.ts) wait for this to say yes before sending any.
 let queueReady = false;
@@ -35,7 +35,7 @@ app.get('/health', (_req, res) => {
 });
 const server = app.listen(Number(process.env.PORT ?? 3000), () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`receiver listening on http://localhost:${port}/webhooks`);
+  console.log(`receiver listening on http://localhost:${port}/webhooks/sms`);
 });
 
 async function shutdown(): Promise<void> {

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   let app: RequestListener | undefined;
   const server = createServer((req, res) => (app ? app(req, res) : res.writeHead(503).end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  const appUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/sms`;
   out(`  emulator on ${baseUrl}, app on ${appUrl}`);
 
   step('2. Register the webhook through @sms-webhooks/client');

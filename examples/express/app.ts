@@ -73,7 +73,7 @@ export function createApp({
   const app = express();
   // The webhook route comes before express.json(): the signature is checked over the raw bytes.
   // app.all rather than app.post: GET, PUT … on the webhook path get 405 with Allow: POST.
-  app.all('/webhooks', webhookMiddleware(receiver));
+  app.all('/webhooks/sms', webhookMiddleware(receiver));
   app.use(express.json());
   app.get('/health', (_req, res) => {
     res.json({ ok: true });

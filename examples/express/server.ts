@@ -18,7 +18,7 @@ const { server, receiver } = createApp({
 });
 server.listen(Number(process.env.PORT ?? 3000), () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`example-express listening on http://localhost:${port}/webhooks`);
+  console.log(`example-express listening on http://localhost:${port}/webhooks/sms`);
 });
 
 let closing = false;

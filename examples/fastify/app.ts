@@ -70,7 +70,7 @@ export async function createApp({
 
   const app = Fastify();
   // The plugin keeps its raw-body parser to its own route: /api routes still get parsed JSON.
-  await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+  await app.register(webhookPlugin, { receiver, path: '/webhooks/sms' });
   app.get('/health', async () => ({ ok: true }));
   return { app, receiver };
 }

@@ -18,7 +18,7 @@ const { app, receiver } = await createApp({
 await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '0.0.0.0' });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : process.env.PORT;
-console.log(`example-fastify listening on http://localhost:${port}/webhooks`);
+console.log(`example-fastify listening on http://localhost:${port}/webhooks/sms`);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -26,18 +26,22 @@ async function start() {
 it('receives a signed delivery over real HTTP, answers a redelivery as a duplicate, refuses a forgery', async () => {
   const { url, receiver, lines } = await start();
   const d = createTestDelivery('message.delivered', { secret });
-  const res = await fetch(`${url}/webhooks`, { method: 'POST', body: d.body, headers: d.headers });
+  const res = await fetch(`${url}/webhooks/sms`, { method: 'POST', body: d.body, headers: d.headers });
   expect(res.status).toBe(200);
   await receiver.drain();
   expect(lines).toEqual([
     `message.delivered ${d.event.id}: message ${d.event.data.id} to ${d.event.data.to} (attempt 1)`,
   ]);
 
-  const again = await fetch(`${url}/webhooks`, { method: 'POST', body: d.body, headers: d.headers });
+  const again = await fetch(`${url}/webhooks/sms`, { method: 'POST', body: d.body, headers: d.headers });
   expect(await again.json()).toEqual({ received: true, duplicate: true });
-  const forged = await fetch(`${url}/webhooks`, { method: 'POST', body: `${d.body} `, headers: d.headers });
+  const forged = await fetch(`${url}/webhooks/sms`, {
+    method: 'POST',
+    body: `${d.body} `,
+    headers: d.headers,
+  });
   expect(forged.status).toBe(400);
-  const get = await fetch(`${url}/webhooks`);
+  const get = await fetch(`${url}/webhooks/sms`);
   expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
   expect(await (await fetch(`${url}/health`)).json()).toEqual({ ok: true });
 });

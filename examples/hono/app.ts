@@ -38,7 +38,7 @@ export function createApp({ secret, store, log = console.log }: ExampleOptions):
   // c.req.raw is the untouched Request: do not call c.req.json() or a validator on this route.
   // app.all rather than app.post: GET, PUT … on the webhook path get 405 with Allow: POST.
   // On Cloudflare Workers pass the platform context too: handler(c.req.raw, c.executionCtx).
-  app.all('/webhooks', (c) => handler(c.req.raw));
+  app.all('/webhooks/sms', (c) => handler(c.req.raw));
   app.get('/health', (c) => c.json({ ok: true }));
   return { app, receiver };
 }

@@ -16,7 +16,7 @@ const { app, receiver } = createApp({ secret });
 const server = serve(app.fetch);
 server.listen(Number(process.env.PORT ?? 3000), () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`example-hono listening on http://localhost:${port}/webhooks`);
+  console.log(`example-hono listening on http://localhost:${port}/webhooks/sms`);
 });
 
 let closing = false;

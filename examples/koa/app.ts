@@ -73,7 +73,7 @@ export function createApp({
 
   const router = new Router();
   // router.all rather than router.post: GET, PUT … on the webhook path get 405 with Allow: POST.
-  router.all('/webhooks', webhookMiddleware(receiver));
+  router.all('/webhooks/sms', webhookMiddleware(receiver));
   router.get('/health', (ctx) => {
     ctx.body = { ok: true };
   });

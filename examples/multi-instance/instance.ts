@@ -23,7 +23,7 @@ receiver.onAny((event) => {
 });
 
 const app = express();
-app.all('/webhooks', webhookMiddleware(receiver));
+app.all('/webhooks/sms', webhookMiddleware(receiver));
 app.get('/handled', (_req, res) => {
   res.json({ instance: name, handled });
 });
@@ -33,7 +33,7 @@ app.get('/health', (_req, res) => {
 
 const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`listening on http://127.0.0.1:${port}/webhooks (${client})`);
+  console.log(`listening on http://127.0.0.1:${port}/webhooks/sms (${client})`);
 });
 
 async function shutdown(): Promise<void> {

@@ -36,7 +36,7 @@ function startInstance(name: string, client: string, port: number, redisUrl: str
 }
 
 async function post(url: string, delivery: { body: string; headers: Record<string, string> }) {
-  const res = await fetch(`${url}/webhooks`, {
+  const res = await fetch(`${url}/webhooks/sms`, {
     method: 'POST',
     body: delivery.body,
     headers: delivery.headers,

@@ -25,7 +25,7 @@ export class AppModule {
             secret: config.getOrThrow<string | string[]>('SMS_WEBHOOK_SECRET'),
             respond: config.get<RespondMode>('SMS_WEBHOOK_RESPOND') ?? 'immediately',
             store: settings.store,
-            path: '/webhooks',
+            path: '/webhooks/sms',
           }),
         }),
       ],

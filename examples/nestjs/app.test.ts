@@ -32,16 +32,20 @@ describe.each(['express', 'fastify'] as const)('examples/nestjs createApp on %s'
   it('handles a signed delivery in its provider, answers a redelivery as a duplicate, refuses a forgery', async () => {
     const { url, lines } = await start(platform);
     const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
-    const res = await fetch(`${url}/webhooks`, { method: 'POST', body: d.body, headers: d.headers });
+    const res = await fetch(`${url}/webhooks/sms`, { method: 'POST', body: d.body, headers: d.headers });
     expect(res.status).toBe(200);
     expect(lines).toEqual([
       `message.delivered ${d.event.id}: message ${d.event.data.id} to ${d.event.data.to} (attempt 2)`,
     ]);
-    const again = await fetch(`${url}/webhooks`, { method: 'POST', body: d.body, headers: d.headers });
+    const again = await fetch(`${url}/webhooks/sms`, { method: 'POST', body: d.body, headers: d.headers });
     expect(await again.json()).toEqual({ received: true, duplicate: true });
-    const forged = await fetch(`${url}/webhooks`, { method: 'POST', body: `${d.body} `, headers: d.headers });
+    const forged = await fetch(`${url}/webhooks/sms`, {
+      method: 'POST',
+      body: `${d.body} `,
+      headers: d.headers,
+    });
     expect(forged.status).toBe(400);
-    const get = await fetch(`${url}/webhooks`);
+    const get = await fetch(`${url}/webhooks/sms`);
     expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
@@ -109,7 +113,7 @@ describe.each(['express', 'fastify'] as const)(
         );
         expect(output.text).toContain(`example-nestjs (${platform})`);
         const d = createTestDelivery('message.failed', { secret });
-        const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+        const res = await fetch(`http://127.0.0.1:${port}/webhooks/sms`, {
           method: 'POST',
           headers: d.headers,
           body: d.body,

@@ -12,7 +12,7 @@ export type Platform = 'express' | 'fastify';
 export interface ExampleOptions extends ExampleSettings {
   /** Default 'express'. */
   platform?: Platform;
-  /** Nest's own start-up lines ("Mapped {/webhooks, POST}", …). Default on. */
+  /** Nest's own start-up lines ("Mapped {/webhooks/sms, POST}", …). Default on. */
   nestLogs?: boolean;
 }
 

@@ -20,7 +20,7 @@ const { app, receiver } = await createApp({
 await app.listen(Number(process.env.PORT ?? 3003), process.env.HOST ?? '0.0.0.0');
 const address = app.getHttpServer().address();
 const port = typeof address === 'object' && address ? address.port : process.env.PORT;
-console.log(`example-nestjs (${platform}) listening on http://localhost:${port}/webhooks`);
+console.log(`example-nestjs (${platform}) listening on http://localhost:${port}/webhooks/sms`);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -45,7 +45,7 @@ describe('examples/observability: Express, OpenTelemetry SDK, Prometheus /metric
   });
 
   async function send(d: { body: string; headers: Record<string, string> }): Promise<number> {
-    const res = await fetch(`${base}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
+    const res = await fetch(`${base}/webhooks/sms`, { method: 'POST', headers: d.headers, body: d.body });
     await res.text();
     return res.status;
   }
@@ -62,7 +62,7 @@ describe('examples/observability: Express, OpenTelemetry SDK, Prometheus /metric
     expect(
       await send(createTestDelivery('message.sent', { secret: 'whsec_forged_000000000000000000' })),
     ).toBe(400);
-    const get = await fetch(`${base}/webhooks`);
+    const get = await fetch(`${base}/webhooks/sms`);
     expect(get.status).toBe(405);
     await example.receiver.drain();
 
@@ -175,7 +175,7 @@ describe('examples/observability server.ts (its start script)', () => {
       });
     });
     const d = createTestDelivery('message.delivered', { secret });
-    const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+    const res = await fetch(`http://127.0.0.1:${port}/webhooks/sms`, {
       method: 'POST',
       headers: d.headers,
       body: d.body,

@@ -21,7 +21,7 @@ export interface ExampleApp {
   server: Server;
 }
 
-/** The Express app: POST /webhooks with every delivery traced and counted, GET /metrics for Prometheus. */
+/** The Express app: POST /webhooks/sms with every delivery traced and counted, GET /metrics for Prometheus. */
 export function createApp({ secret, prometheus, respond, log = console.log }: ExampleOptions): ExampleApp {
   const logger: Logger = {
     warn: (...args) => log(`warn: ${args.join(' ')}`),
@@ -48,7 +48,7 @@ export function createApp({ secret, prometheus, respond, log = console.log }: Ex
   receiver.onError((error) => log(`error: handler failed for ${error.event.id}: ${error.message}`));
 
   const app = express();
-  app.all('/webhooks', webhookMiddleware(receiver));
+  app.all('/webhooks/sms', webhookMiddleware(receiver));
   app.get('/metrics', (req, res) => prometheus.getMetricsRequestHandler(req, res));
   return { app, receiver, server: createServer(app) };
 }

@@ -17,7 +17,9 @@ if (!secret) {
 const { server, receiver } = createApp({ secret, prometheus: telemetry.prometheus });
 server.listen(Number(process.env.PORT ?? 3000), process.env.HOST, () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`example-observability listening on http://localhost:${port}/webhooks (metrics on /metrics)`);
+  console.log(
+    `example-observability listening on http://localhost:${port}/webhooks/sms (metrics on /metrics)`,
+  );
 });
 
 let closing = false;

@@ -29,7 +29,7 @@ it('stores each delivered message once, however often it is delivered, and refus
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     const d = createTestDelivery('message.delivered', { secret });
-    const post = () => fetch(`${base}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
+    const post = () => fetch(`${base}/webhooks/sms`, { method: 'POST', headers: d.headers, body: d.body });
     // The service's retry racing the first delivery, then a late one.
     const [a, b] = await Promise.all([post(), post()]);
     expect([a.status, b.status].sort()).toEqual(
@@ -51,7 +51,7 @@ it('stores each delivered message once, however often it is delivered, and refus
     ]);
 
     const forged = createTestDelivery('message.delivered', { secret: 'whsec_not_the_right_one_000000' });
-    const refused = await fetch(`${base}/webhooks`, {
+    const refused = await fetch(`${base}/webhooks/sms`, {
       method: 'POST',
       headers: forged.headers,
       body: forged.body,

@@ -60,7 +60,7 @@ export function createApp({ secret, pool, log = console.log }: ExampleOptions): 
   receiver.onError((error) => log(`error: handler failed for ${error.event.id}: ${error.message}`));
 
   const app = express();
-  app.all('/webhooks', webhookMiddleware(receiver));
+  app.all('/webhooks/sms', webhookMiddleware(receiver));
   app.get('/messages', async (_req, res) => {
     const { rows } = await pool.query(
       'SELECT event_id, message_id, recipient, delivered_at FROM delivered_messages ORDER BY delivered_at',

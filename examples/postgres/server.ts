@@ -16,7 +16,7 @@ await migrate(pool);
 const { server, receiver } = createApp({ secret, pool });
 server.listen(Number(process.env.PORT ?? 3000), () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`example-postgres listening on http://localhost:${port}/webhooks (rows: GET /messages)`);
+  console.log(`example-postgres listening on http://localhost:${port}/webhooks/sms (rows: GET /messages)`);
 });
 
 async function shutdown(): Promise<void> {

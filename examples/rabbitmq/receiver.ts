@@ -25,7 +25,7 @@ const dispatch = enqueueTo(connection, { store, queue: queueName() });
 const receiver = createWebhookReceiver({ store, dispatch });
 
 const app = express();
-app.all('/webhooks', webhookMiddleware(receiver));
+app.all('/webhooks/sms', webhookMiddleware(receiver));
 // A readiness probe: 503 until both connections are up (start.ts waits for it).
 app.get('/health', (_req, res) => {
   const ok = redis.status === 'ready' && connected;
@@ -33,7 +33,7 @@ app.get('/health', (_req, res) => {
 });
 const server = app.listen(Number(process.env.PORT ?? 3000), () => {
   const { port } = server.address() as AddressInfo;
-  console.log(`receiver listening on http://localhost:${port}/webhooks`);
+  console.log(`receiver listening on http://localhost:${port}/webhooks/sms`);
 });
 
 async function shutdown(): Promise<void> {

@@ -143,7 +143,7 @@ async function main(): Promise<void> {
 
   const d = createTestDelivery('message.delivered', { secret: webhookSecret() });
   for (const label of ['delivery', 'redelivery']) {
-    const res = await fetch(`${url}/webhooks`, { method: 'POST', body: d.body, headers: d.headers });
+    const res = await fetch(`${url}/webhooks/sms`, { method: 'POST', body: d.body, headers: d.headers });
     console.log(`[start] ${label} of ${d.event.id}: ${res.status} ${await res.text()}`);
   }
   const line = await Promise.race([
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   ]);
   if (!line.includes(d.event.id)) throw new Error(`unexpected event handled: ${line}`);
   if (smoke) await stopAll(0);
-  console.log(`[start] running: POST signed deliveries to ${url}/webhooks; Ctrl-C stops everything`);
+  console.log(`[start] running: POST signed deliveries to ${url}/webhooks/sms; Ctrl-C stops everything`);
 }
 
 process.once('SIGINT', () => void stopAll(0));

@@ -7,6 +7,8 @@ import { listen } from '@sms-webhooks/test-helpers';
 import { createApp as createExpressApp } from '../../examples/express/app.js';
 import { createApp as createFastifyApp } from '../../examples/fastify/app.js';
 import { createApp as createKoaApp } from '../../examples/koa/app.js';
+import { createHandler as createLambdaHandler } from '../../examples/lambda/app.js';
+import { albEvent, httpApiEvent, restApiEvent } from '../../packages/lambda/test/events.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const secret = 'whsec_examples0123456789abcdef012345';
@@ -19,7 +21,7 @@ const inProcess: [string, (log: Log) => Promise<Started>][] = [
     'express',
     async (log) => {
       const { server, receiver } = createExpressApp({ secret, log, respond: 'after-handlers' });
-      const s = await listen(server, '/webhooks');
+      const s = await listen(server, '/webhooks/sms');
       const close = async () => {
         await s.close();
         await receiver.close();
@@ -33,14 +35,14 @@ const inProcess: [string, (log: Log) => Promise<Started>][] = [
       const { app } = await createFastifyApp({ secret, log, respond: 'after-handlers' });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
-      return { url: `http://127.0.0.1:${port}/webhooks`, close: async () => void (await app.close()) };
+      return { url: `http://127.0.0.1:${port}/webhooks/sms`, close: async () => void (await app.close()) };
     },
   ],
   [
     'koa',
     async (log) => {
       const { server, receiver } = createKoaApp({ secret, log, respond: 'after-handlers' });
-      const s = await listen(server, '/webhooks');
+      const s = await listen(server, '/webhooks/sms');
       const close = async () => {
         await s.close();
         await receiver.close();
@@ -69,6 +71,32 @@ describe.each(inProcess)('examples/%s createApp', (_name, start) => {
     } finally {
       await app.close();
     }
+  });
+});
+
+// The Lambda example has no server: its handler is invoked with each event source's documented shape.
+describe('examples/lambda createHandler', () => {
+  it.each([
+    ['an HTTP API (payload 2.0) or Function URL', httpApiEvent],
+    ['a REST API (payload 1.0)', restApiEvent],
+    ['an ALB', (input: Parameters<typeof albEvent>[0]) => albEvent(input, false)],
+  ] as const)('answers a signed delivery from %s, a duplicate and a forged one', async (_source, event) => {
+    const lines: string[] = [];
+    const handler = createLambdaHandler({ secret, log: (line) => lines.push(line) });
+    const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
+    const first = await handler(event({ headers: d.headers, body: d.body }));
+    expect([first.statusCode, first.body]).toEqual([200, '{"received":true}']);
+    // Answered after the handlers (Lambda freezes the process after the answer): the line is already there.
+    expect(lines).toEqual([
+      `message.delivered ${d.event.id}: message ${d.event.data.id} to ${d.event.data.to} (attempt 2)`,
+    ]);
+    const again = await handler(event({ headers: d.headers, body: d.body, base64: true }));
+    expect([again.statusCode, again.body]).toEqual([200, '{"received":true,"duplicate":true}']);
+    const forged = createTestDelivery('message.delivered', { secret: 'whsec_not_the_one' });
+    expect((await handler(event({ headers: forged.headers, body: forged.body }))).statusCode).toBe(400);
+    expect((await handler(event({ method: 'GET', headers: {}, body: '' }))).statusCode).toBe(405);
+    // The refusals are logged as warnings; no handler ran for the duplicate or the forged one.
+    expect(lines.filter((line) => !line.startsWith('warn: '))).toHaveLength(1);
   });
 });
 
@@ -121,7 +149,7 @@ describe.each(['express', 'fastify', 'koa'])('examples/%s server.ts (its start s
     try {
       const [, port] = await waitForOutput(child, output, /listening on http:\/\/localhost:(\d+)\/webhooks/);
       const d = createTestDelivery('message.failed', { secret });
-      const res = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+      const res = await fetch(`http://127.0.0.1:${port}/webhooks/sms`, {
         method: 'POST',
         headers: d.headers,
         body: d.body,

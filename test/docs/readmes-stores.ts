@@ -292,7 +292,7 @@ export const STORE_READMES: ReadmeUnderTest[] = [
     'nestjs',
     async (env) => {
       // The README's second server, on Fastify (on FASTIFY_PORT): it accepts a signed delivery too.
-      const answer = await deliver(`http://localhost:${env.FASTIFY_PORT}/webhooks`, env);
+      const answer = await deliver(`http://localhost:${env.FASTIFY_PORT}/webhooks/sms`, env);
       expect(answer.status, answer.body).toBe(200);
     },
     ['FASTIFY_PORT'],
@@ -314,6 +314,22 @@ export const STORE_READMES: ReadmeUnderTest[] = [
           expect(demo).toMatch(
             /^Demo finished in [\d.]+ s: every event delivered, one retried, the duplicate dropped\.$/m,
           );
+        },
+        close: async () => {},
+      };
+    },
+  },
+  {
+    path: 'examples/lambda/README.md',
+    async setup() {
+      return {
+        env: { SMS_WEBHOOK_SECRET: secret('lambda') },
+        check(results) {
+          const run = allOutput(results);
+          expect(run).toMatch(/^message\.delivered evt_\w+: message msg_\w+ to \+\d+ \(attempt 1\)$/m);
+          expect(run).toMatch(/^delivery: 200 \{"received":true\}$/m);
+          expect(run).toMatch(/^redelivery: 200 \{"received":true,"duplicate":true\}$/m);
+          expect(run).toMatch(/^forged: 400 \{"error":\{"code":"signature_mismatch"/m);
         },
         close: async () => {},
       };

@@ -293,7 +293,7 @@ export const READMES: ReadmeUnderTest[] = [
               secret,
               data: { metadata: { note: 'x'.repeat(200_000) } },
             });
-            const res = await fetch(`http://localhost:${env.PORT}/webhooks`, {
+            const res = await fetch(`http://localhost:${env.PORT}/webhooks/sms`, {
               method: 'POST',
               body: d.body,
               headers: d.headers,
@@ -432,17 +432,15 @@ export const READMES: ReadmeUnderTest[] = [
     },
   },
   {
-    // The first example and the NestJS module (Nest from packages/nestjs, as its reader installed it); the
-    // Local development section names port 3000 too, so it runs in the entry after this one.
+    // The first example; The local loop names port 3000 too, so it runs in the entry after this one.
     path: 'README.md',
-    sections: ['sms-webhooks', 'Try it', 'NestJS'],
-    installed: 'packages/nestjs',
+    sections: ['Your first receiver'],
     async setup() {
       const secret = secretFor('top');
       return {
         env: { SMS_WEBHOOK_SECRET: secret, PORT: String(await freePort()) },
         async check(_results, env, running) {
-          const app = backgroundIn(running, 'sms-webhooks');
+          const app = backgroundIn(running, 'Your first receiver');
           for (const type of ['message.delivered', 'message.failed'] as const) {
             const d = createTestDelivery(type, { secret });
             const res = await fetch(`http://localhost:${env.PORT}/webhooks/sms`, {
@@ -459,6 +457,6 @@ export const READMES: ReadmeUnderTest[] = [
       };
     },
   },
-  { path: 'README.md', sections: ['Local development'], setup: () => localLoop(1) },
+  { path: 'README.md', sections: ['The local loop'], setup: () => localLoop(1) },
   ...STORE_READMES,
 ];

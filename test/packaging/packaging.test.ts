@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDelivery } from '@sms-webhooks/core';
@@ -10,22 +10,37 @@ import { bin, installTarball, pack, pnpm, root, run } from './consumer.js';
 import { bundleFor, EDGE_LIGHT_CONDITIONS, readmeWorker, WRANGLER_CONDITIONS } from './web-build.js';
 
 const packages = readdirSync(join(root, 'packages')).sort();
+const STALE = 'sms-webhooks-removed-0.0.1.tgz';
 
 // The published shape: every package builds to ESM + CJS with types for both, and resolves with types in
 // every TypeScript resolution mode, every subpath (attw), with a clean package.json (publint).
 describe('published packages', () => {
+  // The second `pnpm build`, over the first one's dist/: its output, checked by the first test.
+  let secondBuild: { status: number | null; output: string };
   beforeAll(() => {
-    // Start from no dist/, as a fresh clone does: the packages build in parallel and each tsup dts
-    // program takes in every file under the root (tsconfig.build.json has no include), so a package's
-    // clean step deleting its old dist/ while another's program is reading it fails with TS6053.
+    // Start from no dist/, as a fresh clone does; then build again over that output, as a user does after
+    // `pnpm test`. The packages build in parallel, and a package's type build that took in another's dist/
+    // failed the second time with TS6053 while that dist/ was being cleaned (tsconfig.build.json's include).
     for (const name of packages)
       rmSync(join(root, 'packages', name, 'dist'), { recursive: true, force: true });
     pnpm(['--filter', './packages/*', 'build']);
+    try {
+      secondBuild = { status: 0, output: pnpm(['build']) };
+    } catch (error) {
+      const e = error as { status: number | null; stdout?: string; stderr?: string };
+      secondBuild = { status: e.status, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+    }
     // `pnpm tarballs` as the README gives it is `pnpm build` (just done) and then this: every package
-    // packed into tarballs/. Run in two steps, each within the helper's time-out on a loaded machine.
-    rmSync(join(root, 'tarballs'), { recursive: true, force: true });
+    // packed into tarballs/, which it empties first. A tarball left by an earlier run must go.
+    mkdirSync(join(root, 'tarballs'), { recursive: true });
+    writeFileSync(join(root, 'tarballs', STALE), 'left by an earlier run');
     pnpm(['tarballs:pack']);
-  }, 300_000);
+  }, 600_000);
+
+  it('builds a second time over its own output', () => {
+    expect(secondBuild.output).not.toMatch(/error TS\d+/);
+    expect(secondBuild.status, secondBuild.output).toBe(0);
+  });
 
   it.each(packages)('%s passes publint and are-the-types-wrong', async (name) => {
     const dir = join(root, 'packages', name);
@@ -172,7 +187,13 @@ describe('published packages', () => {
       expect(scripts.build).toBe("pnpm -r --filter './packages/*' build");
     });
 
-    it('wrote one tarball per package, with no workspace: range left for npm to refuse', () => {
+    it('wrote one tarball per package and nothing else, with no workspace: range left for npm to refuse', () => {
+      expect(readdirSync(join(root, 'tarballs')).sort()).toEqual(
+        packages
+          .map((name) => JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')))
+          .map((pkg) => `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`)
+          .sort(),
+      );
       for (const name of packages) {
         const pkg = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'));
         const tgz = join(

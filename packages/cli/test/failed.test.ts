@@ -4,10 +4,12 @@ import { createWorker as pgBossWorker } from '@sms-webhooks/pg-boss';
 import { enqueueTo as rabbitEnqueue, createWorker as rabbitWorker } from '@sms-webhooks/rabbitmq';
 import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
+import { createDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import amqp from 'amqplib';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { handOffReceiver, secret as pgBossSecret, useDatabase } from '../../pg-boss/test/set-up.js';
 import { runCli } from './helpers.js';
@@ -235,6 +237,45 @@ describe('sms-webhooks failed: mistakes', () => {
     expect(redis.code).toBe(1);
     expect(redis.stderr).toMatch(/could not reach the bullmq queue/);
     expect(redis.stderr).not.toMatch(/hunter2/);
+  });
+
+  it('an empty URL is refused with an example of its own kind', async () => {
+    const pg = await runCli(['failed', 'list', '--database-url', '']);
+    expect(pg.code).toBe(2);
+    expect(pg.stderr).toMatch(
+      /--database-url.*is empty: pass a connection URL, e\.g\. postgres:\/\/127\.0\.0\.1:5432\/app\./,
+    );
+    expect(pg.stderr).not.toMatch(/redis:/);
+    const redis = await runCli(['failed', 'list', '--redis-url', 'not a url']);
+    expect(redis.code).toBe(2);
+    expect(redis.stderr).toMatch(
+      /--redis-url.*must be a connection URL, e\.g\. redis:\/\/127\.0\.0\.1:6379\./,
+    );
+  });
+
+  it('a database where pg-boss never ran is schema_missing, not "not installed", and stays so', async () => {
+    const db = await createDatabase('cli_failed_empty');
+    try {
+      const res = await runCli(['failed', 'list', '--database-url', db.url, '--json']);
+      expect(res.code).toBe(1);
+      const { error } = JSON.parse(res.stderr);
+      expect(error.code).toBe('schema_missing');
+      expect(error.message).toBe(
+        `pg-boss's schema "pgboss" is not in ${db.name}: pg-boss never ran on this database. Check ` +
+          '--database-url, pass --schema if your app gives pg-boss another one, or start the app once ' +
+          '(boss.start() creates the schema).',
+      );
+      const other = await runCli(['failed', 'replay', 'evt_1', '--database-url', db.url, '--schema', 'jobs']);
+      expect(other.stderr).toMatch(/pg-boss's schema "jobs" is not in /);
+      // Reading created nothing: the CLI never installs pg-boss behind the app's back.
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const { rows } = await client.query("SELECT 1 FROM pg_namespace WHERE nspname IN ('pgboss', 'jobs')");
+      await client.end();
+      expect(rows).toEqual([]);
+    } finally {
+      await db.drop();
+    }
   });
 
   it('refuses an event id that is not evt_…', async () => {

@@ -38,7 +38,7 @@ export async function startApp(
   await new Promise<void>((r) => server.listen(options.port ?? 0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/webhooks`,
+    url: `http://127.0.0.1:${port}/webhooks/sms`,
     receiver,
     handled,
     close: () =>

@@ -5,7 +5,7 @@ import { optionError } from '@sms-webhooks/core/store';
 export interface WebhookPluginOptions {
   /** From `createReceiver()`: handlers, secret, store and body limit all live there. */
   receiver: Receiver;
-  /** The route deliveries are POSTed to, e.g. '/webhooks'. */
+  /** The route deliveries are POSTed to, e.g. '/webhooks/sms'. */
   path: string;
   /** How long `app.close()` waits for in-flight handlers ('immediately' mode). Default 10 000 ms. */
   drainTimeoutMs?: number;
@@ -23,7 +23,7 @@ export function validateOptions(
   checkReceiver(
     '@sms-webhooks/fastify',
     receiver,
-    "the `receiver` option is required: app.register(webhookPlugin, { receiver: createReceiver({ secret }), path: '/webhooks' })",
+    "the `receiver` option is required: app.register(webhookPlugin, { receiver: createReceiver({ secret }), path: '/webhooks/sms' })",
   );
   if (typeof path !== 'string' || !path.startsWith('/')) {
     fail(`the \`path\` option must be a route path starting with '/', got ${JSON.stringify(path)}.`);

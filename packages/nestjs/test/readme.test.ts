@@ -56,12 +56,4 @@ describe('packages/nestjs/README.md', () => {
     expect(lines).toEqual([`message ${d.event.data.id} to ${d.event.data.to}: delivered`]);
     log.mockRestore();
   });
-
-  it("the top README's NestJS block is the same code", () => {
-    const top = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8')).filter(
-      (b) => b.section === 'NestJS' && b.lang === 'ts',
-    );
-    expect(top).toHaveLength(1);
-    expect(program).toContain(top[0]!.code);
-  });
 });

@@ -1,9 +1,19 @@
 import { RedisStore, type RedisStoreOptions } from '@sms-webhooks/redis';
 import { Redis } from 'ioredis';
-import { createClient } from 'redis';
+import { Redis as RedisV6 } from 'ioredis6';
+import { createClient as createClientV6 } from 'redis';
 import { createClient as createClientV4 } from 'redis4';
+import { createClient as createClientV5 } from 'redis5';
 
-export const CLIENT_KINDS = ['ioredis', 'node-redis v5', 'node-redis v4'] as const;
+// Every major the package's peer ranges name: node-redis 6 as `redis`, 5 and 4 as `redis5` and `redis4`;
+// ioredis 5 as `ioredis` (what bullmq's users run) and 6 as `ioredis6`.
+export const CLIENT_KINDS = [
+  'ioredis',
+  'ioredis v6',
+  'node-redis v5',
+  'node-redis v4',
+  'node-redis v6',
+] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
 export interface Connected {
@@ -23,9 +33,9 @@ export interface Connected {
  * swallowed (fault tests stop the server on purpose; node-redis would crash on an unheard one).
  */
 export async function connect(kind: ClientKind, url: string): Promise<Connected> {
-  if (kind === 'ioredis') {
+  if (kind === 'ioredis' || kind === 'ioredis v6') {
     // The client's defaults, as most apps run it: offline queue on, 20 retries per request.
-    const client = new Redis(url);
+    const client = kind === 'ioredis' ? new Redis(url) : (new RedisV6(url) as unknown as Redis);
     client.on('error', () => {});
     await client.ping();
     return wrap(
@@ -40,7 +50,12 @@ export async function connect(kind: ClientKind, url: string): Promise<Connected>
   }
   const options = { url };
   // The two majors' client types differ; only connect/sendCommand/disconnect are used here.
-  const client = (kind === 'node-redis v5' ? createClient(options) : createClientV4(options)) as unknown as {
+  const create = {
+    'node-redis v4': createClientV4,
+    'node-redis v5': createClientV5,
+    'node-redis v6': createClientV6,
+  }[kind] as (o: typeof options) => unknown;
+  const client = create(options) as {
     on(event: 'error', listener: (error: unknown) => void): unknown;
     connect(): Promise<unknown>;
     sendCommand(args: string[]): Promise<unknown>;

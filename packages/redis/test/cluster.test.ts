@@ -2,8 +2,10 @@ import { runDedupeStoreContract } from '@sms-webhooks/core/testing';
 import { RedisStore } from '@sms-webhooks/redis';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Cluster, Redis } from 'ioredis';
-import { createCluster } from 'redis';
+import { Cluster as ClusterV6 } from 'ioredis6';
+import { createCluster as createClusterV6 } from 'redis';
 import { createCluster as createClusterV4 } from 'redis4';
+import { createCluster } from 'redis5';
 import { sleep } from './harness.js';
 
 // A one-node Redis Cluster owning every slot: enough to prove the scripts are single-key and that each
@@ -11,6 +13,8 @@ import { sleep } from './harness.js';
 let server: RedisServer;
 const closers: (() => Promise<unknown>)[] = [];
 let ioredisCluster: Cluster;
+let ioredisClusterV6: ClusterV6;
+let nodeClusterV6: { sendCommand: unknown; connect(): Promise<unknown>; close(): Promise<void> };
 let nodeCluster: { sendCommand: unknown; connect(): Promise<unknown>; close?(): Promise<void> };
 let nodeClusterV4: { sendCommand: unknown; connect(): Promise<unknown>; disconnect(): Promise<void> };
 
@@ -31,6 +35,16 @@ beforeAll(async () => {
   ioredisCluster = new Cluster([{ host: server.host, port: server.port }]);
   ioredisCluster.on('error', () => {});
   closers.push(async () => ioredisCluster.disconnect());
+
+  ioredisClusterV6 = new ClusterV6([{ host: server.host, port: server.port }]);
+  ioredisClusterV6.on('error', () => {});
+  closers.push(async () => ioredisClusterV6.disconnect());
+
+  const v6 = createClusterV6({ rootNodes: [{ url: server.url }] });
+  v6.on('error', () => {});
+  await v6.connect();
+  nodeClusterV6 = v6 as unknown as typeof nodeClusterV6;
+  closers.push(() => v6.close());
 
   const v5 = createCluster({ rootNodes: [{ url: server.url }] });
   v5.on('error', () => {});
@@ -62,4 +76,13 @@ runDedupeStoreContract(
 runDedupeStoreContract(
   'RedisStore on Redis Cluster (node-redis v4 createCluster)',
   () => new RedisStore({ client: nodeClusterV4, clientType: 'node-redis-cluster', prefix: 'c-v4:' }),
+);
+runDedupeStoreContract(
+  'RedisStore on Redis Cluster (ioredis 6 Cluster)',
+  () => new RedisStore({ client: ioredisClusterV6, clientType: 'ioredis', prefix: 'c-io6:' }),
+  { order: true },
+);
+runDedupeStoreContract(
+  'RedisStore on Redis Cluster (node-redis v6 createCluster)',
+  () => new RedisStore({ client: nodeClusterV6, clientType: 'node-redis-cluster', prefix: 'c-v6:' }),
 );

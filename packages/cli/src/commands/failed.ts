@@ -36,13 +36,18 @@ interface Engine {
 
 const CONNECT_TIMEOUT_MS = 5000;
 
-function connectionUrl(value: string): string {
-  try {
-    new URL(value);
-    return value;
-  } catch {
-    throw new InvalidArgumentError('must be a connection URL, e.g. redis://127.0.0.1:6379.');
-  }
+/** A parser for one option's URL, whose example is that option's kind of URL. */
+function connectionUrl(example: string): (value: string) => string {
+  return (value) => {
+    if (value.trim() === '')
+      throw new InvalidArgumentError(`is empty: pass a connection URL, e.g. ${example}.`);
+    try {
+      new URL(value);
+      return value;
+    } catch {
+      throw new InvalidArgumentError(`must be a connection URL, e.g. ${example}.`);
+    }
+  };
 }
 
 /** bullmq's failed set, and a RedisStore on the same Redis for the replay's claim. */
@@ -98,7 +103,21 @@ async function pgBossEngine(url: string, options: FailedOptions): Promise<Engine
     await boss.stop({ graceful: false, wait: true }).catch(() => {});
     await pool.end().catch(() => {});
   };
+  const schema = options.schema ?? 'pgboss';
   try {
+    // pg-boss without migrate says only "pg-boss is not installed" when its schema is missing.
+    const { rows } = await pool.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [
+      `"${schema.replaceAll('"', '""')}".version`,
+    ]);
+    if (rows[0]?.found == null) {
+      const database = decodeURIComponent(new URL(url).pathname.slice(1)) || 'the default database';
+      throw new CliError(
+        `pg-boss's schema "${schema}" is not in ${database}: pg-boss never ran on this database. ` +
+          'Check --database-url, pass --schema if your app gives pg-boss another one, or start the app once ' +
+          '(boss.start() creates the schema).',
+        { code: 'schema_missing' },
+      );
+    }
     await boss.start();
   } catch (error) {
     await close();
@@ -262,12 +281,20 @@ export function registerFailed(program: Command, io: CliIo): void {
       .addOption(
         new Option('--engine <engine>', 'the queue engine').choices(['bullmq', 'pg-boss', 'rabbitmq']),
       )
-      .option('--redis-url <url>', 'bullmq: the Redis of the queue (default $REDIS_URL)', connectionUrl)
-      .option('--database-url <url>', 'pg-boss: its database (default $DATABASE_URL)', connectionUrl)
+      .option(
+        '--redis-url <url>',
+        'bullmq: the Redis of the queue (default $REDIS_URL)',
+        connectionUrl('redis://127.0.0.1:6379'),
+      )
+      .option(
+        '--database-url <url>',
+        'pg-boss: its database (default $DATABASE_URL)',
+        connectionUrl('postgres://127.0.0.1:5432/app'),
+      )
       .option(
         '--amqp-url <url>',
         "rabbitmq: the broker (default $AMQP_URL); replay also takes the store's --redis-url or --database-url",
-        connectionUrl,
+        connectionUrl('amqp://127.0.0.1:5672'),
       )
       .option('--queue <name>', 'queue name (default sms-webhooks)')
       .option('--store-prefix <prefix>', "bullmq, rabbitmq: the RedisStore's key prefix, if not the default")

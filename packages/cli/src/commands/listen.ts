@@ -9,6 +9,7 @@ import { CliError } from '../cli-error.js';
 import { apiBaseOf, unreachable } from '../emulator-api.js';
 import { type Inspector, startInspector } from '../inspector/inspector-server.js';
 import { InspectorState } from '../inspector/inspector-state.js';
+import { cliCommand } from '../invocation.js';
 import type { CliIo } from '../io.js';
 import { HistoryWriter, type TakenUp, takeUp } from '../listen-history.js';
 import { absoluteUrl, eventTypeList, integer, webhookSecret } from '../options.js';
@@ -86,7 +87,7 @@ function ready(
       `  emulator ${apiBase} (${origin}), webhook ${webhook.id}`,
       'Give your app this secret:',
       `export SMS_WEBHOOK_SECRET=${webhook.secret}`,
-      `Then from another shell: sms-webhooks trigger message.delivered (SMS_API_BASE_URL=${apiBase}). Ctrl-C stops.`,
+      `Then from another shell: ${cliCommand(io)} trigger message.delivered (SMS_API_BASE_URL=${apiBase}). Ctrl-C stops.`,
       '',
     ].join('\n'),
   );

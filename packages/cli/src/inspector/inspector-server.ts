@@ -4,7 +4,7 @@ import { isKnownEventType } from '@sms-webhooks/core';
 import { isLoopbackHost } from '@sms-webhooks/emulator';
 import { emulatorPost } from '../emulator-api.js';
 import type { InspectorState } from './inspector-state.js';
-import { INSPECTOR_PAGE, INSPECTOR_SCRIPT, INSPECTOR_STYLE } from './page.js';
+import { INSPECTOR_ICON, INSPECTOR_PAGE, INSPECTOR_SCRIPT, INSPECTOR_STYLE } from './page.js';
 
 export interface InspectorOptions {
   state: InspectorState;
@@ -143,6 +143,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       return send(res, 200, 'text/html; charset=utf-8', INSPECTOR_PAGE);
     if (req.method === 'GET' && path === '/inspector.css')
       return send(res, 200, 'text/css; charset=utf-8', INSPECTOR_STYLE);
+    // Browsers ask for /favicon.ico whatever the page links: both get the icon.
+    if (req.method === 'GET' && (path === '/favicon.svg' || path === '/favicon.ico'))
+      return send(res, 200, 'image/svg+xml', INSPECTOR_ICON);
     if (req.method === 'GET' && path === '/inspector.js') {
       return send(res, 200, 'text/javascript; charset=utf-8', INSPECTOR_SCRIPT);
     }
@@ -151,6 +154,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         events: options.state.list(),
         types: options.events,
         api_base: options.apiBase,
+        max_events: options.state.maxEvents,
       });
     }
     if (req.method === 'GET' && path === '/api/stream') return stream(res);

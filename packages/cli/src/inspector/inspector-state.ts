@@ -11,11 +11,18 @@ export interface InspectedAttempt {
   code: string | null;
   error: string | null;
   delivered: boolean;
+  /**
+   * What the answer meant: `delivered`, or what the app's receiver said in its 2xx body (`duplicate`: it had
+   * handled the event already; `ignored`: no handler for the type; `stale`: an older status), or `failed`.
+   */
+  outcome: AttemptOutcome;
   response_body: string;
   request_headers: Record<string, string>;
   next_attempt_at: string | null;
   hint: string | null;
 }
+
+export type AttemptOutcome = 'delivered' | 'duplicate' | 'ignored' | 'stale' | 'failed';
 
 export interface InspectedEvent {
   id: string;
@@ -24,19 +31,38 @@ export interface InspectedEvent {
   url: string;
   /** The body every attempt carries. */
   body: string;
+  /** The newest attempts, at most MAX_ATTEMPTS_KEPT (resends add one each). */
   attempts: InspectedAttempt[];
+  /** Every attempt so far, those no longer kept included. */
+  attempt_count: number;
   /** The waits still to come if every attempt fails, in ms (the spec's schedule from the next attempt on). */
   schedule_left_ms: number[];
 }
 
-const MAX_EVENTS = 200;
+/** Events kept; the oldest goes first. */
+export const MAX_EVENTS = 200;
+/** Attempts kept per event: a resend loop in a long session must not grow the page without end. */
+export const MAX_ATTEMPTS_KEPT = 20;
+
+/** The outcome the receiver's answer body names (`{"received":true,"duplicate":true}` and the like). */
+function outcomeOf(report: AttemptReport): AttemptOutcome {
+  if (!report.delivered) return 'failed';
+  try {
+    const body = JSON.parse(report.responseBody) as Record<string, unknown>;
+    for (const flag of ['duplicate', 'ignored', 'stale'] as const) if (body?.[flag] === true) return flag;
+  } catch {}
+  return 'delivered';
+}
 
 /** What the inspector knows: the newest events and their attempts, pushed to each page as they change. */
 export class InspectorState {
   private readonly events = new Map<string, InspectedEvent>();
   private readonly listeners = new Set<(event: InspectedEvent) => void>();
 
-  constructor(private readonly timeScale: number) {}
+  constructor(
+    private readonly timeScale: number,
+    readonly maxEvents = MAX_EVENTS,
+  ) {}
 
   record(report: AttemptReport): void {
     const key = `${report.webhookId} ${report.eventId}`;
@@ -49,10 +75,11 @@ export class InspectorState {
         url: report.url,
         body: report.requestBody,
         attempts: [],
+        attempt_count: 0,
         schedule_left_ms: [],
       };
       this.events.set(key, event);
-      if (this.events.size > MAX_EVENTS) this.events.delete(this.events.keys().next().value!);
+      if (this.events.size > this.maxEvents) this.events.delete(this.events.keys().next().value!);
     }
     event.attempts.push({
       attempt: report.attempt,
@@ -62,11 +89,15 @@ export class InspectorState {
       code: report.delivered ? null : (appErrorCode(report.responseBody) ?? null),
       error: report.error,
       delivered: report.delivered,
+      outcome: outcomeOf(report),
       response_body: report.responseBody,
       request_headers: report.requestHeaders ?? {},
       next_attempt_at: report.nextAttemptAt === null ? null : new Date(report.nextAttemptAt).toISOString(),
       hint: report.delivered ? null : (attemptHint(report) ?? null),
     });
+    event.attempt_count += 1;
+    if (event.attempts.length > MAX_ATTEMPTS_KEPT)
+      event.attempts.splice(0, event.attempts.length - MAX_ATTEMPTS_KEPT);
     event.schedule_left_ms =
       report.nextAttemptAt === null
         ? []
