@@ -16,6 +16,7 @@ import { webhookPlugin } from '@sms-webhooks/fastify';
 import { webhookMiddleware as koaMiddleware } from '@sms-webhooks/koa';
 import { lambdaHandler } from '@sms-webhooks/lambda';
 import { OnSmsWebhook, SmsWebhooksModule } from '@sms-webhooks/nestjs';
+import * as ops from '@sms-webhooks/ops';
 import { otelInstrumentation } from '@sms-webhooks/otel';
 import * as pgBoss from '@sms-webhooks/pg-boss';
 import { PostgresStore } from '@sms-webhooks/postgres';
@@ -298,6 +299,20 @@ const PACKAGES: Record<string, PackageErrors> = {
       ['sweepIntervalMs -1', () => new PostgresStore({ pool, sweepIntervalMs: -1 })],
       ['claim with leaseMs 0', () => store.claim('evt_1', 'token', 0)],
       ['completeIn given the pool', () => store.completeIn({}, pool)],
+    ],
+  },
+  ops: {
+    prefix: '@sms-webhooks/ops',
+    code: 'ERR_SMS_OPS_OPTIONS',
+    name: 'TypeError',
+    mistakes: [
+      ['auditWebhook without options', () => ops.auditWebhook(wrong(undefined))],
+      ['auditWebhook without a client', () => ops.auditWebhook(wrong({ webhookId: 'wh_1', store: {} }))],
+      [
+        'auditWebhook with a bad webhook id',
+        () => ops.auditWebhook(wrong({ client: { listDeliveries: async () => ({}) }, webhookId: 'nope' })),
+      ],
+      ['syncWebhook without a client', () => ops.syncWebhook(wrong({}), wrong({}))],
     ],
   },
   rabbitmq: {
