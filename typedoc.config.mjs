@@ -27,6 +27,8 @@ export default {
   readme: 'none',
   excludePrivate: true,
   excludeInternal: true,
+  // Links to the repository on GitHub, whatever remote (or none) this clone has.
+  sourceLinkTemplate: 'https://github.com/sms-webhooks/sms-webhooks/blob/{gitRevision}/{path}#L{line}',
   treatWarningsAsErrors: true,
   validation: { notExported: true, invalidLink: true, rewrittenLink: true, notDocumented: false },
 };
