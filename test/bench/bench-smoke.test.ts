@@ -40,7 +40,6 @@ describe('benchmark harness (tiny inputs)', () => {
     expectShape(result, 'verification');
     expect(result.tables[0]!.rows.map((r) => r[0])).toContain('stripe constructEvent');
     expect(result.bars.map((b) => b.name)).toEqual([
-      '1 KiB: ours vs padded-key floor',
       '1 KiB: ours vs floor',
       '1 KiB: ours vs Stripe',
       '1 MiB: ours signature check vs bare HMAC',
