@@ -1,6 +1,6 @@
 import { EVENT_TYPES, type EventType, isKnownEventType } from '@sms-webhooks/core';
+import { closestName } from '@sms-webhooks/core/store';
 import { InvalidArgumentError } from 'commander';
-import { closestName } from './closest-name.js';
 
 export function integer(name: string, min: number, max: number) {
   return (value: string): number => {
