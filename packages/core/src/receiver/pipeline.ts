@@ -13,7 +13,7 @@ import type { ErrorHooks } from './error-hooks.js';
 import type { HandlerRegistry } from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
-import { type DeliveryObserver, type InstrumentedReceiver, observeStore } from './instrumentation.js';
+import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
@@ -140,6 +140,15 @@ export class DeliveryPipeline {
     return IGNORED;
   }
 
+  /** A store call (or the dispatch), through the delivery's observer when there is one. */
+  #store<R>(
+    obs: DeliveryObserver | undefined,
+    operation: StoreOperation,
+    call: () => Promise<R>,
+  ): Promise<R> {
+    return obs === undefined ? call() : obs.store(operation, call);
+  }
+
   /** Undefined once `d` holds the claim (or runs without one); otherwise the answer that ends it. */
   async #claim(d: Delivery): Promise<ReceiverResponse | undefined> {
     const { store, leaseMs } = this.opts;
@@ -151,7 +160,7 @@ export class DeliveryPipeline {
         throw error;
       });
       await this.#ready;
-      claimed = await observeStore(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
+      claimed = await this.#store(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');
     }
@@ -189,7 +198,7 @@ export class DeliveryPipeline {
     const { key, version } = slot;
     let result: OrderClaimResult;
     try {
-      result = await observeStore(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));
+      result = await this.#store(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));
     } catch (error) {
       const answer = this.#storeFailed(d, error, 'ordering');
       if (answer !== undefined) void this.run.release(d);
@@ -260,7 +269,7 @@ export class DeliveryPipeline {
     const traceContext = obs?.traceContext?.();
     if (traceContext !== undefined) dispatched.traceContext = traceContext;
     try {
-      await observeStore(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
+      await this.#store(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
       return RECEIVED;
     } catch (error) {
       this.opts.logger.error(
