@@ -173,11 +173,7 @@ export class DeliveryPipeline {
     return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
   }
 
-  /**
-   * The `order` step: one atomic store call decides whether the event is newer than what its object has
-   * completed (`claimed`), older (`stale`: 200, no handler) or waits for another event of the same object
-   * (`in-flight`: 409, the service retries). Undefined once `d` holds its object or is not ordered.
-   */
+  /** `order`: newer than the object's completed version goes on, older is `stale`, a busy object 409. */
   async #claimOrder(d: Delivery): Promise<ReceiverResponse | undefined> {
     const { order, store, leaseMs, retainMs } = this.opts;
     const { event, token } = d;
@@ -311,9 +307,8 @@ export class DeliveryPipeline {
   }
 }
 
-// A claim's owner token must differ from every other claim's, across instances and within one: a random
-// prefix per process and a counter give that, for a string concatenation instead of a random draw per
-// delivery. The prefix is drawn on first use, not at load: Workers refuse random values in global scope.
+// Unique across instances (a random prefix per process) and within one (a counter). The prefix is drawn on
+// first use: Workers refuse random values at load.
 let prefix: string | undefined;
 let counter = 0;
 
