@@ -118,6 +118,7 @@ describe('sms-webhooks failed (bullmq)', () => {
     const list = await runCli(args);
     expect(list).toMatchObject({ code: 0, stderr: '' });
     // No control character reaches the terminal but the line ends of the two lines printed.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
     expect(list.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(list.stdout.split('\n')).toHaveLength(3);
     expect(list.stdout).toContain(
