@@ -47,8 +47,9 @@ export interface ReceiverOptions {
   /** Where time comes from. Default the system clock; tests pass `VirtualClock` from `@sms-webhooks/core/testing`. */
   clock?: Clock;
   /**
-   * Events out of order: `true` makes the latest status win per message (`message.*` events, keyed by
-   * `data.id`, versioned by `data.updated_at`); a function gives the key and version of any event. An
+   * Events out of order: `true` makes the latest status win per message (`message.sent`, `.delivered`,
+   * `.failed`, keyed by `data.id`, versioned by `data.updated_at`, then sent before delivered or failed;
+   * replies are never ordered); a function gives the key and version of any event. An
    * event older than the newest one completed for its object is answered 200 `stale` and runs no handler;
    * two events of one object never run at once (the later gets 409). Default off.
    */
