@@ -84,6 +84,52 @@ describe('sms-webhooks failed (bullmq)', () => {
     expect(JSON.parse(again.stderr)).toMatchObject({ error: { code: 'job_not_failed' } });
     expect((await runCli(['failed', 'list', '--redis-url', server.url])).stdout).toBe('No failed events.\n');
   });
+  it('shows control characters from a handler error escaped; --json keeps the text as it was', async () => {
+    const { hostname, port } = new URL(server.url);
+    const connection = { host: hostname, port: Number(port) };
+    const queue = new Queue('sms-webhooks-controls', { connection });
+    closers.push(() => queue.close());
+    const redis = new Redis(server.url);
+    closers.push(() => redis.quit());
+    const store = new RedisStore({ client: redis, clientType: 'ioredis', prefix: 'controls' });
+    const receiver = createReceiver({
+      secret,
+      store,
+      logger: captureLogger(),
+      dispatch: bullmqEnqueue(queue, { attempts: 1 }),
+    });
+    receiver.on('message.delivered', () => {});
+    // A reply's text in a handler's error: retitle the terminal (OSC 0 … BEL), erase the line (CR,
+    // CSI 2K, and CSI as the one C1 code point), a disguised hyperlink (OSC 8), a forged row, an RLO.
+    const hostile =
+      'bad reply \u001b]0;pwned\u0007\r\u001b[2Kall good \u009b31m' +
+      '\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\\nevt_forged  message.delivered  \u202etxt.exe';
+    const workerSide = createReceiver({ secret, store, logger: captureLogger() });
+    workerSide.on('message.delivered', () => {
+      throw new Error(hostile);
+    });
+    const worker = bullmqWorker(workerSide, { connection, queue: 'sms-webhooks-controls' });
+    closers.push(() => worker.close());
+    const d = createTestDelivery('message.delivered', { secret });
+    expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+    await waitFor(async () => (await queue.getFailedCount()) === 1, 'the job to fail for good');
+
+    const args = ['failed', 'list', '--redis-url', server.url, '--queue', 'sms-webhooks-controls'];
+    const list = await runCli(args);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    // No control character reaches the terminal but the line ends of the two lines printed.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+    expect(list.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(list.stdout.split('\n')).toHaveLength(3);
+    expect(list.stdout).toContain(
+      'bad reply \\x1b]0;pwned\\x07\\r\\x1b[2Kall good \\x9b31m\\x1b]8;;https://evil.example/\\x1b\\click' +
+        '\\x1b]8;;\\x1b\\\\nevt_forged  message.delivered  \\u202etxt.exe',
+    );
+    const json = await runCli([...args, '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject([
+      { eventId: d.event.id, error: expect.stringContaining(hostile) },
+    ]);
+  });
 });
 
 describe('sms-webhooks failed (pg-boss)', () => {

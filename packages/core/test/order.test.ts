@@ -110,7 +110,7 @@ describe('order: true (events out of order)', () => {
     expect(ran).toEqual(['message.sent']);
   });
 
-  it('ties on updated_at are broken by created_at, then by event id, so the rule is total', async () => {
+  it('ties on updated_at are broken by the status (sent before delivered and failed), then created_at, then event id, so the rule is total', async () => {
     const { seen, send } = app();
     const signed = (id: string, type: EventType, createdAt: string) => {
       const template = delivery(type, 'msg_5', at(5), id);

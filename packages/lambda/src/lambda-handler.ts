@@ -44,8 +44,20 @@ export function lambdaHandler(receiver: Receiver, options: LambdaHandlerOptions 
     const running: Promise<unknown>[] = [];
     const waitUntil: WaitUntil | undefined = waitForHandlers ? (run) => running.push(run) : undefined;
     const response = await handleWebRequest(receiver, toRequest(parts), { waitUntil });
-    // The receiver's background run never rejects: it ends after the handlers and the dedupe record.
-    if (running.length > 0) await Promise.all(running);
+    // The receiver's background run never rejects: it ends after the handlers, their retries and the
+    // dedupe record. Its timers (a retry's wait, lease renewals) do not keep Node's event loop alive, and
+    // Lambda's runtime ends the invocation (Runtime.NodeJsExit) once the loop is empty: hold it open.
+    if (running.length > 0) await keepingAlive(Promise.all(running));
     return toResult(response, parts);
   };
+}
+
+/** Waits for `work` with a referenced timer open, so an otherwise empty event loop does not exit first. */
+async function keepingAlive<T>(work: Promise<T>): Promise<T> {
+  const alive = setInterval(() => {}, 60_000);
+  try {
+    return await work;
+  } finally {
+    clearInterval(alive);
+  }
 }

@@ -130,6 +130,36 @@ describe('lambdaHandler in a local Lambda runtime (@vercel/fun)', () => {
   }, 30_000);
 });
 
+describe("a handler that fails once, retried after 1 s (the receiver's retry) in a local Lambda runtime", () => {
+  let fun: Awaited<ReturnType<typeof startFunction>>;
+  beforeAll(async () => {
+    fun = await startFunction('retry', { FAIL_ONCE: '1' });
+  }, 60_000);
+  afterAll(() => fun.fn.destroy());
+
+  it.each([
+    [
+      'HTTP API',
+      (d: ReturnType<typeof signedDelivery>) => httpApiEvent({ headers: d.headers, body: d.body }),
+    ],
+    [
+      'REST API',
+      (d: ReturnType<typeof signedDelivery>) => restApiEvent({ headers: d.headers, body: d.body }),
+    ],
+    ['ALB', (d: ReturnType<typeof signedDelivery>) => albEvent({ headers: d.headers, body: d.body }, true)],
+  ])(
+    '%s: the invocation stays alive through the retry wait, answers 200 and the retry has run',
+    async (_, make) => {
+      const d = signedDelivery();
+      const result = (await fun.fn(make(d))) as Result;
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body)).toEqual({ received: true });
+      expect(fun.ids()).toContain(d.id);
+    },
+    30_000,
+  );
+});
+
 describe("answerBeforeHandlers: 'handlers-may-never-finish' in a local Lambda runtime", () => {
   it('returns first; the frozen process finishes the handler only when a later invocation thaws it', async () => {
     const { fn, ids } = await startFunction('early', { ANSWER_BEFORE_HANDLERS: '1' });

@@ -3,7 +3,7 @@ import { WebhookHandlerError } from '@sms-webhooks/core';
 import { type AdapterReceiver, toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
 import type PgBoss from 'pg-boss';
 import { PgBossHandOffError } from './errors.js';
-import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
+import { DEFAULT_QUEUE_NAME, readJobData, toHandlerContext, type WebhookJobData } from './job-data.js';
 import { positiveInteger } from './option-checks.js';
 import { recordCompletion } from './record-completion.js';
 
@@ -37,6 +37,28 @@ export interface WebhookWorker {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+// What jsonb refuses in a string: NUL, and half of a surrogate pair on its own.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this finds.
+const JSONB_REFUSED = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function jsonbText(text: string): string {
+  return text.replace(JSONB_REFUSED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The failure as pg-boss stores it (the job's `output`, jsonb): its name, code and message, with what
+ * jsonb refuses escaped. A handler's error built from the event's text, or the `event` a
+ * WebhookHandlerError carries, would otherwise make pg-boss's fail statement itself fail, and the job
+ * would never reach the failed state.
+ */
+function storableError(error: unknown): Error {
+  const e = (error ?? {}) as { name?: unknown; code?: unknown };
+  const stored = new Error(jsonbText(describe(error))) as Error & { code?: string };
+  if (typeof e.name === 'string') stored.name = jsonbText(e.name);
+  if (typeof e.code === 'string') stored.code = jsonbText(e.code);
+  return stored;
+}
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -97,12 +119,13 @@ export async function createWorker(
   }
 
   async function runJob(job: WebhookJob): Promise<void> {
-    const { data } = job;
+    // In place, so the hooks that get the job (onError) see the event too.
+    const data = readJobData(job.data);
     try {
       await run(data.event, toHandlerContext(data), data.traceContext);
     } catch (error) {
       if (job.retryCount >= job.retryLimit) await giveUp(job, error);
-      throw error;
+      throw storableError(error);
     }
     if (store !== undefined) await recordCompletion(store, data, retainMs, logger);
   }

@@ -3,7 +3,7 @@ import type { AnyWebhookEvent } from '@sms-webhooks/core';
 import type PgBoss from 'pg-boss';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';
-import { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
+import { DEFAULT_QUEUE_NAME, readJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
 import { positiveInteger } from './option-checks.js';
 import { checkStore, type HandOffStore } from './store.js';
@@ -93,7 +93,7 @@ export async function listFailed(
 }
 
 function toFailedEvent(row: FailedRow): FailedEvent {
-  const event = row.data?.event as AnyWebhookEvent | undefined;
+  const event = (row.data == null ? undefined : readJobData(row.data).event) as AnyWebhookEvent | undefined;
   const message = row.output?.message;
   return {
     eventId: event?.id ?? '',

@@ -4,9 +4,19 @@ import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
 /** Default pg-boss queue name for `enqueueTo`, `createWorker` and the failed-job functions. */
 export const DEFAULT_QUEUE_NAME = 'sms-webhooks';
 
-/** What one job holds: the verified event, its delivery context and the dedupe claim to complete. JSON only. */
+/**
+ * What one job holds: the verified event, its delivery context and the dedupe claim to complete. JSON only.
+ * The worker, its hooks and the failed-job functions always see `event`; in the job table an event that
+ * holds text PostgreSQL's jsonb refuses is kept as `eventJson` instead (see below).
+ */
 export interface WebhookJobData {
   event: AnyWebhookEvent;
+  /**
+   * The event as JSON text, stored instead of `event` when the event holds a NUL (`\u0000`) or half of a
+   * surrogate pair: valid JSON that jsonb refuses, and that a reply's text can carry. As a jsonb string
+   * it is only escapes, so it stores, and parses back to the very same event.
+   */
+  eventJson?: string;
   /** The service's delivery-attempt header (1…6), not the job's attempt. */
   attempt?: number;
   /** ISO time the receiver accepted the delivery. */
@@ -16,12 +26,30 @@ export interface WebhookJobData {
   traceContext?: Readonly<Record<string, string>>;
 }
 
-export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent): WebhookJobData {
-  const data: WebhookJobData = { event, receivedAt: ctx.receivedAt.toISOString() };
+/** A job as stored: `event`, or `eventJson` where jsonb would refuse the event. */
+export type StoredJobData = Omit<WebhookJobData, 'event'> & { event?: AnyWebhookEvent };
+
+// JSON.stringify writes NUL and a lone surrogate as these escapes (and a pair as itself), so their
+// absence means jsonb takes the event. A backslash text that looks like one only costs the text form.
+const JSONB_REFUSES = /\\u(?:0000|d[89a-f])/;
+
+export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent): StoredJobData {
+  const json = JSON.stringify(event);
+  const data: StoredJobData = JSONB_REFUSES.test(json)
+    ? { eventJson: json, receivedAt: ctx.receivedAt.toISOString() }
+    : { event, receivedAt: ctx.receivedAt.toISOString() };
   if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
   if (claim !== undefined) data.claim = claim;
   if (traceContext !== undefined) data.traceContext = traceContext;
   return data;
+}
+
+/** The job's data with its `event` filled in from `eventJson` where it was stored as text. */
+export function readJobData(data: StoredJobData): WebhookJobData {
+  if (data.event === undefined && typeof data.eventJson === 'string') {
+    data.event = JSON.parse(data.eventJson) as AnyWebhookEvent;
+  }
+  return data as WebhookJobData;
 }
 
 export function toHandlerContext(data: WebhookJobData): HandlerContext {

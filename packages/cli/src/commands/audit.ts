@@ -7,6 +7,7 @@ import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
 import { handledBy } from '../receiver-module.js';
+import { terminalText } from '../terminal-text.js';
 
 interface AuditOptions extends ApiOptions {
   redisUrl?: string;
@@ -148,14 +149,16 @@ function table(report: AuditReport, all: boolean): string[] {
   if (shown.length > 0) {
     const rows = [
       ['CATEGORY', 'EVENT', 'TYPE', 'ATTEMPTS', 'LAST', 'NOTE'],
-      ...shown.map((e) => [
-        e.category,
-        e.eventId,
-        e.eventType,
-        String(e.attempts),
-        e.lastStatusCode === null ? '-' : String(e.lastStatusCode),
-        NOTE[e.category](e),
-      ]),
+      ...shown.map((e) =>
+        [
+          e.category,
+          e.eventId,
+          e.eventType,
+          String(e.attempts),
+          e.lastStatusCode === null ? '-' : String(e.lastStatusCode),
+          NOTE[e.category](e),
+        ].map(terminalText),
+      ),
     ];
     const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
     lines.push(

@@ -3,6 +3,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventId, integer } from '../options.js';
 import { print } from '../output.js';
+import { terminalText } from '../terminal-text.js';
 
 interface FailedOptions {
   engine?: 'bullmq' | 'pg-boss' | 'rabbitmq';
@@ -269,7 +270,9 @@ async function withEngine<T>(
 
 function describeRow(row: FailedRow): string {
   const when = row.failedAt ? row.failedAt.toISOString() : 'unknown time';
-  return `${row.eventId}  ${row.type}  ${row.attempts} attempt(s)  failed ${when}  ${row.error ?? ''}`.trimEnd();
+  // One row per event: a line end in the error (or the id) is escaped too, so it cannot forge a row.
+  const [id, type, error] = [row.eventId, row.type, row.error ?? ''].map(terminalText);
+  return `${id}  ${type}  ${row.attempts} attempt(s)  failed ${when}  ${error}`.trimEnd();
 }
 
 export function registerFailed(program: Command, io: CliIo): void {

@@ -16,3 +16,15 @@ export class WebhookHandlerError extends AggregateError {
     this.event = event;
   }
 }
+
+/** The reason of `ctx.signal` and the error of a run that passed `handlerTimeoutMs`. */
+export class HandlerTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  readonly code = 'ERR_SMS_HANDLER_TIMEOUT';
+
+  constructor(event: AnyWebhookEvent, ms: number) {
+    super(
+      `the handlers of ${event.type} ${event.id} did not settle within ${ms} ms (handlerTimeoutMs); the run counts as failed`,
+    );
+  }
+}

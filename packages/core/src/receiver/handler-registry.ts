@@ -15,6 +15,13 @@ export interface HandlerContext {
    * transaction, so the version moves only together with the handler's writes.
    */
   order?: OrderClaim;
+  /**
+   * Aborted when this run passes the receiver's `handlerTimeoutMs` (its reason a `TimeoutError`): the run
+   * has then counted as failed, so stop, and pass it on to what takes long (`fetch(url, { signal })`,
+   * `pool.query` with a time-out), rather than write after the event was given back. Absent when the
+   * handlers run without a time-out (`handlerTimeoutMs: false`, a queue worker).
+   */
+  signal?: AbortSignal;
 }
 
 /** An object's slot in `order`, held by one run: see `ReceiverOptions.order`. */

@@ -2,7 +2,7 @@ import { describeError } from '../base/describe-error.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { Delivery } from './delivery.js';
 import type { ErrorHooks } from './error-hooks.js';
-import { WebhookHandlerError } from './handler-error.js';
+import { HandlerTimeoutError, WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, HandlerContext } from './handler-registry.js';
 import { observeStore as call, type HandlerObserver } from './instrumentation.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -55,7 +55,7 @@ export class HandlerRun {
     let recorded = true;
     try {
       for (let done = 1; ; done++) {
-        d.error = await runHandlers(d.handlers, event, d.ctx!, obs);
+        d.error = await this.#attempt(d);
         if (d.error === undefined || done >= attempts) break;
         await this.#wait(this.opts.retry.waitMs(done - 1));
       }
@@ -125,6 +125,33 @@ export class HandlerRun {
   /** The lease will run out on its own; a redelivery then finds the event free again. */
   #recordFailed(key: string, error: unknown): void {
     this.opts.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(error)}`);
+  }
+
+  /**
+   * One run of the handlers, cut short at `handlerTimeoutMs`: a handler that never settles cannot hold
+   * its event and its message for good. The run goes on in the background (JavaScript cannot stop it);
+   * `ctx.signal` tells it to stop.
+   */
+  async #attempt(d: Delivery): Promise<WebhookHandlerError | undefined> {
+    const { event, obs } = d;
+    const ms = this.opts.handlerTimeoutMs;
+    if (ms === undefined) return runHandlers(d.handlers, event, d.ctx!, obs);
+    const controller = new AbortController();
+    // A context per attempt: an earlier attempt's handlers keep their own (aborted) signal.
+    const ctx = { ...d.ctx!, signal: controller.signal };
+    let cancel = () => {};
+    const timedOut = new Promise<WebhookHandlerError>((resolve) => {
+      cancel = this.opts.clock.setTimer(() => {
+        const error = new HandlerTimeoutError(event, ms);
+        controller.abort(error);
+        resolve(new WebhookHandlerError([error], event));
+      }, ms);
+    });
+    try {
+      return await Promise.race([runHandlers(d.handlers, event, ctx, obs), timedOut]);
+    } finally {
+      cancel();
+    }
   }
 
   /** While a drain (a shutdown) waits, retries run at once. */

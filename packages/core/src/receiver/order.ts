@@ -40,24 +40,34 @@ function instant(value: unknown): number | undefined {
 }
 
 /**
- * The total order of the rule: the version, then the event's `created_at`, then its id, so that two
- * different events never tie. Both instants as fixed-width digits; the id last, so a longer id cannot
- * reach into the digits.
+ * A status's place in a message's life, for events of equal `updated_at`: `message.sent` comes before
+ * `message.delivered` and `message.failed` (both final, so equal). One digit, after the instant.
  */
-export function encodeVersion(version: unknown, event: AnyWebhookEvent): string | undefined {
+const STATUS_RANK: ReadonlyMap<string, number> = new Map([
+  ['message.sent', 1],
+  ['message.delivered', 2],
+  ['message.failed', 2],
+]);
+
+/**
+ * The total order of the rule: the version, then the status's rank (0 for an `order` function's events),
+ * then the event's `created_at`, then its id, so that two different events never tie. The instants as
+ * fixed-width digits; the id last, so a longer id cannot reach into the digits.
+ */
+export function encodeVersion(version: unknown, event: AnyWebhookEvent, rank = 0): string | undefined {
   const at = instant(version);
   if (at === undefined || !Number.isSafeInteger(at) || at < 0 || at > MAX) return undefined;
   const created = instant(event.created_at);
   const tie = created !== undefined && Number.isSafeInteger(created) && created >= 0 ? created : 0;
-  return `${pad(at)}.${pad(tie)}.${event.id}`;
+  return `${pad(at)}.${rank}.${pad(tie)}.${event.id}`;
 }
 
-function slotOf(event: AnyWebhookEvent, given: OrderKey | undefined): OrderSlot | undefined {
+function slotOf(event: AnyWebhookEvent, given: OrderKey | undefined, rank = 0): OrderSlot | undefined {
   if (given === undefined) return undefined;
   if (typeof given?.key !== 'string' || given.key === '') {
     return { invalid: `the order function gave no string key for ${event.id}` };
   }
-  const version = encodeVersion(given.version, event);
+  const version = encodeVersion(given.version, event, rank);
   if (version === undefined) {
     return {
       invalid: `the version of ${event.id} (${describeValue(given.version)}) is not a Date, an ISO 8601 instant or a non-negative integer`,
@@ -66,9 +76,13 @@ function slotOf(event: AnyWebhookEvent, given: OrderKey | undefined): OrderSlot 
   return { key: given.key, version };
 }
 
-/** `order: true`: each message's status events, by the message's `updated_at`. */
+/**
+ * `order: true`: each message's status events, by the message's `updated_at`. A reply
+ * (`message.replied`) is not a status of the message but a new inbound object with no later versions,
+ * so it is never ordered, nor does it move the message's version.
+ */
 function messageOrder(event: AnyWebhookEvent): OrderKey | undefined {
-  if (!event.type.startsWith('message.')) return undefined;
+  if (!STATUS_RANK.has(event.type)) return undefined;
   const data = event.data as { id?: unknown; updated_at?: unknown };
   return { key: typeof data.id === 'string' ? `message:${data.id}` : '', version: data.updated_at as string };
 }
@@ -76,7 +90,7 @@ function messageOrder(event: AnyWebhookEvent): OrderKey | undefined {
 /** The checked option: undefined when ordering is off. */
 export function orderOption(value: unknown): Slotter | undefined {
   if (value === undefined || value === false) return undefined;
-  if (value === true) return (event) => slotOf(event, messageOrder(event));
+  if (value === true) return (event) => slotOf(event, messageOrder(event), STATUS_RANK.get(event.type));
   if (typeof value !== 'function') {
     throw optionError(
       'sms-webhooks',

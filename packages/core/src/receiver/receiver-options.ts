@@ -47,8 +47,9 @@ export interface ReceiverOptions {
   /** Where time comes from. Default the system clock; tests pass `VirtualClock` from `@sms-webhooks/core/testing`. */
   clock?: Clock;
   /**
-   * Events out of order: `true` makes the latest status win per message (`message.*` events, keyed by
-   * `data.id`, versioned by `data.updated_at`); a function gives the key and version of any event. An
+   * Events out of order: `true` makes the latest status win per message (`message.sent`, `.delivered`,
+   * `.failed`, keyed by `data.id`, versioned by `data.updated_at`, then sent before delivered or failed;
+   * replies are never ordered); a function gives the key and version of any event. An
    * event older than the newest one completed for its object is answered 200 `stale` and runs no handler;
    * two events of one object never run at once (the later gets 409). Default off.
    */
@@ -59,6 +60,13 @@ export interface ReceiverOptions {
    * `backoffMs`, or the waits as a list). `false` turns it off. The claim stays renewed meanwhile.
    */
   retry?: RetryOption;
+  /**
+   * How long one run of an event's handlers may take before it counts as failed (retried, then
+   * `onError`): its claims are then released, so the service's retry and the message's later statuses go
+   * through. Handlers get `ctx.signal`, aborted at that moment, to stop their own work. Default 2 min;
+   * `false` waits for ever.
+   */
+  handlerTimeoutMs?: number | false;
 }
 
 export interface ResolvedOptions {
@@ -79,6 +87,8 @@ export interface ResolvedOptions {
   /** The checked `order` option: an event's slot, or undefined when ordering is off. */
   order: ((event: AnyWebhookEvent) => OrderSlot | undefined) | undefined;
   retry: RetryPolicy;
+  /** Undefined when off (`false`). */
+  handlerTimeoutMs: number | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -98,6 +108,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'clock',
   'order',
   'retry',
+  'handlerTimeoutMs',
 ] satisfies (keyof ReceiverOptions)[]);
 
 function fail(message: string): never {
@@ -190,6 +201,13 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     clock,
     order: orderOption(options.order),
     retry: retryOption(options.retry),
+    handlerTimeoutMs:
+      options.handlerTimeoutMs === false
+        ? undefined
+        : positiveOption('handlerTimeoutMs', options.handlerTimeoutMs, 2 * 60 * 1000, {
+            ...whole,
+            unit: 'milliseconds (or false for no time-out)',
+          }),
   };
   if (resolved.order !== undefined && !supportsOrder(resolved.store)) {
     fail(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
 import { inspectContract } from './inspect-contract.js';
-import { orderContract } from './order-contract.js';
+import { orderContract, orderRuleContract } from './order-contract.js';
 import { resolveTestApi, sleep, type TestApi } from './test-api.js';
 
 export type StoreFactory = () => DedupeStore | Promise<DedupeStore>;
@@ -250,6 +250,9 @@ export function runDedupeStoreContract(
       }
     });
     inspectContract(name, makeStore, api);
-    if (options?.order === true) orderContract(makeStore, api);
+    if (options?.order === true) {
+      orderContract(makeStore, api);
+      orderRuleContract(makeStore, api);
+    }
   });
 }

@@ -1,0 +1,105 @@
+import {
+  type AnyWebhookEvent,
+  createReceiver,
+  createTestDelivery,
+  type EventType,
+  type HandlerContext,
+  type ReceiverOptions,
+  type WebhookHandlerError,
+} from '@sms-webhooks/core';
+import { OPTIONS_ERROR_CODE } from '@sms-webhooks/core/store';
+import { VirtualClock } from '@sms-webhooks/core/testing';
+import { describe, expect, it } from 'vitest';
+import { captureLogger, secret } from './helpers.js';
+
+const MINUTE = 60_000;
+
+function app(options: Partial<ReceiverOptions> = {}) {
+  const clock = new VirtualClock(Date.now());
+  const logger = captureLogger();
+  const receiver = createReceiver({
+    secret,
+    order: true,
+    clock,
+    logger,
+    handlerTimeoutMs: MINUTE,
+    ...options,
+  });
+  const send = async (d: { body: string; headers: Record<string, string> }) => {
+    const r = await receiver.handle({ rawBody: d.body, headers: d.headers });
+    return { status: r.status, json: r.json as Record<string, unknown> };
+  };
+  const delivery = (type: EventType, message: string, updatedAt: string) =>
+    createTestDelivery(type, { secret, data: { id: message, updated_at: updatedAt } as never });
+  return { clock, receiver, send, delivery, logger };
+}
+
+describe('handlerTimeoutMs: a handler that never settles', () => {
+  it("'after-handlers': the run fails at the time-out (500), the signal aborts, the claims are released", async () => {
+    const { clock, receiver, send, delivery } = app({ respond: 'after-handlers' });
+    const signals: AbortSignal[] = [];
+    const ran: string[] = [];
+    receiver.on('message.sent', (_event: AnyWebhookEvent, ctx: HandlerContext) => {
+      signals.push(ctx.signal!);
+      return new Promise<void>(() => {}); // a query with no time-out of its own
+    });
+    receiver.on('message.delivered', (event) => void ran.push(event.type));
+    const sent = delivery('message.sent', 'msg_hung', '2026-11-26T10:00:01Z');
+    const answer = send(sent);
+    await clock.advance(MINUTE - 1);
+    expect(signals[0]?.aborted).toBe(false);
+    await clock.advance(1);
+    expect(await answer).toMatchObject({ status: 500, json: { error: { code: 'handler_failed' } } });
+    expect(signals[0]?.aborted).toBe(true);
+    expect(signals[0]?.reason).toMatchObject({ name: 'TimeoutError', code: 'ERR_SMS_HANDLER_TIMEOUT' });
+    // The message's later status goes through, and the hung event itself is free for the service's retry.
+    const delivered = delivery('message.delivered', 'msg_hung', '2026-11-26T10:00:02Z');
+    expect(await send(delivered)).toEqual({ status: 200, json: { received: true } });
+    expect(ran).toEqual(['message.delivered']);
+    const retry = send(sent);
+    expect(await retry).toEqual({ status: 200, json: { received: true, stale: true } });
+  });
+
+  it("'immediately': each attempt times out, the last reaches onError, and no lease is renewed after it", async () => {
+    const { clock, receiver, send, delivery } = app({ retry: { attempts: 2, backoffMs: 1_000 } });
+    const errors: WebhookHandlerError[] = [];
+    receiver.onError((error) => void errors.push(error));
+    let runs = 0;
+    receiver.on('message.sent', () => {
+      runs++;
+      return new Promise<void>(() => {});
+    });
+    const sent = delivery('message.sent', 'msg_hung_2', '2026-11-26T10:00:01Z');
+    expect(await send(sent)).toEqual({ status: 200, json: { received: true } });
+    await clock.advance(2 * MINUTE + 1_000);
+    expect(runs).toBe(2);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.errors[0]).toMatchObject({ name: 'TimeoutError' });
+    expect(errors[0]!.message).toContain('did not settle within 60000 ms');
+    // Nothing is held any more: no renewal timer is left, and a redelivery runs the event again.
+    expect(clock.pendingTimers).toBe(0);
+    const again = await receiver.handle({ rawBody: sent.body, headers: { ...sent.headers } });
+    expect(again.status).toBe(200);
+    await clock.advance(1);
+    expect(runs).toBe(3);
+  });
+
+  it('false turns it off; anything but a positive integer or false is refused at start-up', async () => {
+    const { clock, receiver, send, delivery } = app({ respond: 'after-handlers', handlerTimeoutMs: false });
+    receiver.on('message.sent', () => new Promise<void>(() => {}));
+    let settled = false;
+    void send(delivery('message.sent', 'msg_slow', '2026-11-26T10:00:01Z')).then(() => {
+      settled = true;
+    });
+    await clock.advance(60 * MINUTE);
+    expect(settled).toBe(false);
+    for (const bad of [0, -1, 1.5, Number.POSITIVE_INFINITY, '60000', true]) {
+      expect(() => createReceiver({ secret, handlerTimeoutMs: bad as never })).toThrow(
+        expect.objectContaining({
+          code: OPTIONS_ERROR_CODE,
+          message: expect.stringContaining('handlerTimeoutMs'),
+        }),
+      );
+    }
+  });
+});
