@@ -182,7 +182,8 @@ describe('the worker process killed with SIGKILL', () => {
       'two copies',
     );
     await testWorker(queue, 300);
-    await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash');
+    // A new worker process starts first (tsx, a broker connection): slow on a loaded machine.
+    await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash', 45_000);
     // The copy in the retry queue comes back after 300 ms and finds the event completed.
     await waitFor(
       async () => (await messages(queue)) === 0 && (await messages(`${queue}.retry.300`)) === 0,
@@ -199,7 +200,8 @@ describe('the worker process killed with SIGKILL', () => {
     await crashAt(queue, 'failed', d.event.id, { ATTEMPTS: '1', BACKOFF_MS: '300' });
     expect(await listFailed(await broker.connect(), { queue })).toMatchObject([{ eventId: d.event.id }]);
     await testWorker(queue, 300);
-    await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash');
+    // A new worker process starts first (tsx, a broker connection): slow on a loaded machine.
+    await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash', 45_000);
     await waitFor(async () => (await messages(queue)) === 0, 'the original acked');
     const replay = await replayFailed(await broker.connect(), d.event.id, { queue, store });
     expect(replay.status).toBe('completed');
