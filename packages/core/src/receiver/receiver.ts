@@ -1,16 +1,18 @@
 import { closestName } from '../base/closest-name.js';
-import { optionError } from '../base/option-checks.js';
+import { describeValue, optionError } from '../base/option-checks.js';
 import {
   type AnyWebhookEvent,
   EVENT_TYPES,
   type EventType,
   isKnownEventType,
 } from '../verify/event-types.js';
-import type { IncomingDelivery, StaleHandler } from './delivery.js';
+import { isStandardSchema, type StandardSchemaV1 } from '../verify/standard-schema.js';
+import type { IncomingDelivery, InvalidEventHandler, StaleHandler } from './delivery.js';
 import { type ErrorHandler, ErrorHooks } from './error-hooks.js';
-import type { WebhookHandlerError } from './handler-error.js';
+import { WebhookHandlerError } from './handler-error.js';
 import {
   type AnyWebhookHandler,
+  type CheckedWebhookHandler,
   type HandlerContext,
   HandlerRegistry,
   type WebhookHandler,
@@ -22,8 +24,15 @@ import { DeliveryPipeline } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
+import { checkPayload, hasSchemas, PayloadSchemaError } from './schema-check.js';
 
-export type { IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
+export type {
+  IncomingDelivery,
+  InvalidEvent,
+  InvalidEventHandler,
+  StaleHandler,
+  WaitUntil,
+} from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
 
@@ -36,6 +45,16 @@ export interface Receiver {
     >
   >;
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
+  /**
+   * With a Standard Schema (zod 4, valibot, arktype …): `event.data` is checked after verification, before
+   * any store write, and the handler gets the schema's output. A failure runs no handler of the event and
+   * is answered 422 `payload_schema_mismatch`, so the service retries it; see `onInvalid`.
+   */
+  on<T extends EventType, S extends StandardSchemaV1>(
+    type: T | readonly T[],
+    schema: S,
+    handler: CheckedWebhookHandler<T, S>,
+  ): Receiver;
   /** Runs for every verified event, including types this version does not know yet. */
   onAny(handler: AnyWebhookHandler): Receiver;
   off<T extends EventType>(
@@ -54,6 +73,11 @@ export interface Receiver {
    * object), with the object's key. No handler runs for it. Throws at once when `order` is off.
    */
   onStale(handler: StaleHandler): Receiver;
+  /**
+   * Called for each verified event whose `data` failed a handler's schema, with its id, type and attempt
+   * and the schema's issues (paths and messages, never the data). It was answered 422 and runs no handler.
+   */
+  onInvalid(handler: InvalidEventHandler): Receiver;
   /** The whole flow for one delivery: verify, route, claim, respond, finish. Never rejects for bad input. */
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse>;
   /** Waits for background handlers; with a time-out, reports the event ids still running. */
@@ -100,6 +124,7 @@ const BOUND_METHODS = [
   'onError',
   'onRefused',
   'onStale',
+  'onInvalid',
   'reportError',
   'runHandlers',
   'drain',
@@ -153,12 +178,31 @@ class WebhookReceiver implements AdapterReceiver {
     return this.#refusals.refuseUnread(response);
   }
 
-  on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver {
-    if (typeof handler !== 'function')
-      throw optionError('sms-webhooks', 'on(type, handler) needs a function.');
+  on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
+  on<T extends EventType, S extends StandardSchemaV1>(
+    type: T | readonly T[],
+    schema: S,
+    handler: CheckedWebhookHandler<T, S>,
+  ): Receiver;
+  on(type: string | readonly string[], ...args: unknown[]): Receiver {
+    const [schema, handler] = args.length > 1 ? args : [undefined, args[0]];
+    if (schema !== undefined && !isStandardSchema(schema)) {
+      throw optionError(
+        'sms-webhooks',
+        `on(type, schema, handler): \`schema\` must be a Standard Schema v1 validator (a zod 4, valibot or arktype schema has a \`~standard\` property), got ${describeValue(schema)}.`,
+      );
+    }
+    if (typeof handler !== 'function') {
+      throw optionError(
+        'sms-webhooks',
+        schema === undefined && isStandardSchema(args[0])
+          ? 'on(type, schema, handler) needs a handler after the schema.'
+          : 'on(type, handler) needs a function.',
+      );
+    }
     for (const t of typesOf(type)) {
       this.#warnIfUnknown(t);
-      this.#registry.add(t, handler as AnyWebhookHandler);
+      this.#registry.add(t, handler as AnyWebhookHandler, schema);
     }
     return this;
   }
@@ -210,6 +254,13 @@ class WebhookReceiver implements AdapterReceiver {
     return this;
   }
 
+  onInvalid(handler: InvalidEventHandler): Receiver {
+    if (typeof handler !== 'function')
+      throw optionError('sms-webhooks', 'onInvalid(handler) needs a function.');
+    this.#pipeline.invalidHooks.push(handler);
+    return this;
+  }
+
   reportError(error: WebhookHandlerError): void {
     this.#errors.report(error);
   }
@@ -232,8 +283,17 @@ class WebhookReceiver implements AdapterReceiver {
     ctx: Partial<HandlerContext> | undefined,
     obs?: HandlerObserver,
   ): Promise<void> {
+    const registered = this.#registry.for(event.type);
+    let handlers = registered as readonly AnyWebhookHandler[];
+    if (hasSchemas(registered)) {
+      // The queued event was checked before the hand-off; checked again here for each handler's output.
+      const checked = await checkPayload(registered, event);
+      if (!('handlers' in checked))
+        throw new WebhookHandlerError([new PayloadSchemaError(checked.issues, event)], event);
+      handlers = checked.handlers;
+    }
     const error = await runHandlers(
-      this.#registry.for(event.type),
+      handlers,
       event,
       {
         attempt: ctx?.attempt,

@@ -1,0 +1,71 @@
+// The Standard Schema v1 interface (https://standardschema.dev), typed here so that core depends on no
+// schema library: zod 4, valibot and arktype schemas all carry this `~standard` property.
+
+/** A validator of any library that implements Standard Schema v1 (zod 4, valibot, arktype …). */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly '~standard': StandardSchemaV1.Props<Input, Output>;
+}
+
+export declare namespace StandardSchemaV1 {
+  interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (
+      value: unknown,
+      options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
+    ) => Result<Output> | Promise<Result<Output>>;
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  }
+  type Result<Output> = { readonly value: Output; readonly issues?: undefined } | FailureResult;
+  interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+  }
+  /** The schema's output type: what a handler registered with it receives as `event.data`. */
+  type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['output'];
+}
+
+/**
+ * One reason a payload failed its schema: where (`path`, keys from `data` down) and the schema library's
+ * message. The failing value itself is never kept: it may be personal data.
+ */
+export interface SchemaIssue {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  const props = (value as { '~standard'?: { version?: unknown; validate?: unknown } } | null)?.['~standard'];
+  return props?.version === 1 && typeof props.validate === 'function';
+}
+
+function keyOf(segment: PropertyKey | { readonly key: PropertyKey }): string | number {
+  const key = typeof segment === 'object' ? segment.key : segment;
+  return typeof key === 'symbol' ? String(key) : key;
+}
+
+/** The schema's output for `value`, or its issues reduced to paths and messages. */
+export async function checkWithSchema(
+  schema: StandardSchemaV1,
+  value: unknown,
+): Promise<{ value: unknown } | { issues: SchemaIssue[] }> {
+  const result = await schema['~standard'].validate(value);
+  if (result.issues === undefined) return { value: result.value };
+  return {
+    issues: result.issues.map((issue) => ({
+      path: (issue.path ?? []).map(keyOf),
+      message: String(issue.message),
+    })),
+  };
+}
+
+/** `data.status, data.error.code`: an issue's place, for logs and answers, which never carry messages. */
+export function issuePaths(issues: readonly SchemaIssue[]): string {
+  const paths = [...new Set(issues.map((i) => ['data', ...i.path].join('.')))];
+  // A schema can report hundreds of issues; a log line or an answer needs the first few.
+  const more = paths.length > 10 ? ` and ${paths.length - 10} more` : '';
+  return paths.slice(0, 10).join(', ') + more;
+}
