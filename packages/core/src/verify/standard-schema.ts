@@ -47,7 +47,29 @@ function keyOf(segment: PropertyKey | { readonly key: PropertyKey }): string | n
   return typeof key === 'symbol' ? String(key) : key;
 }
 
-/** The schema's output for `value`, or its issues reduced to paths and messages. */
+/** The value at `path` inside `root`, or undefined. */
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string | number, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * The message without the failing value: valibot (`received "+4915…"`) and arktype (`(was "+4915…")`)
+ * quote it. Values shorter than 3 characters are left, since replacing `1` would garble the text and
+ * identifies no one.
+ */
+function withoutValue(message: string, value: unknown): string {
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'bigint') return message;
+  const raw = String(value);
+  if (raw.length < 3) return message;
+  return message.replaceAll(JSON.stringify(raw), '[value]').replaceAll(raw, '[value]');
+}
+
+/** The schema's output for `value`, or its issues reduced to paths and messages, the value cut out. */
 export async function checkWithSchema(
   schema: StandardSchemaV1,
   value: unknown,
@@ -55,10 +77,11 @@ export async function checkWithSchema(
   const result = await schema['~standard'].validate(value);
   if (result.issues === undefined) return { value: result.value };
   return {
-    issues: result.issues.map((issue) => ({
-      path: (issue.path ?? []).map(keyOf),
-      message: String(issue.message),
-    })),
+    issues: result.issues.map((issue) => {
+      // Array.from: arktype's path is an Array subclass with a cache of its own, which `map` would keep.
+      const path = Array.from(issue.path ?? [], keyOf);
+      return { path, message: withoutValue(String(issue.message), valueAt(value, path)) };
+    }),
   };
 }
 
