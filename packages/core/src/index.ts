@@ -4,7 +4,6 @@
 
 export type { Logger } from './base/logger.js';
 export type { DedupeStore } from './receiver/dedupe-store.js';
-export type { InvalidEvent, InvalidEventHandler } from './receiver/delivery.js';
 export { WebhookHandlerError } from './receiver/handler-error.js';
 export type {
   AnyWebhookHandler,
@@ -16,6 +15,7 @@ export { MemoryStore } from './receiver/memory-store.js';
 export { createReceiver, type Receiver } from './receiver/receiver.js';
 export type { ReceiverOptions, RespondMode } from './receiver/receiver-options.js';
 export type { ReceiverResponse } from './receiver/responses.js';
+export type { InvalidEvent, InvalidEventHandler } from './receiver/schema-check.js';
 export {
   isWebhookVerificationError,
   WebhookVerificationError,

@@ -1,6 +1,5 @@
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { HeaderSource } from '../verify/headers.js';
-import type { SchemaIssue } from '../verify/standard-schema.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, HandlerContext, OrderClaim } from './handler-registry.js';
 import type { DeliveryObserver } from './instrumentation.js';
@@ -21,16 +20,6 @@ export interface IncomingDelivery {
 
 /** An event answered `stale`: older than the newest version already completed for its object. */
 export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => unknown;
-
-/** A verified event whose `data` failed a handler's schema: what `onInvalid` hooks see of it (no data). */
-export interface InvalidEvent {
-  id: string;
-  type: string;
-  /** The delivery-attempt header (1 to 6); at 6 the service gives up after this answer. */
-  attempt: number | undefined;
-}
-
-export type InvalidEventHandler = (event: InvalidEvent, issues: readonly SchemaIssue[]) => unknown;
 
 /** One verified delivery on its way through the steps: what each step needs travels here. */
 export interface Delivery {

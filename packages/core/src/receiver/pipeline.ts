@@ -5,13 +5,12 @@ import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
-import { issuePaths } from '../verify/standard-schema.js';
 import { verifyDelivery } from '../verify/verify-webhook.js';
 import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
-import type { Delivery, IncomingDelivery, InvalidEventHandler, StaleHandler, WaitUntil } from './delivery.js';
+import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
-import type { AnyWebhookHandler, HandlerRegistry, Registered } from './handler-registry.js';
+import type { AnyWebhookHandler, HandlerRegistry } from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
 import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
@@ -28,17 +27,17 @@ import {
   refusal,
   STALE,
 } from './responses.js';
-import { checkPayload, hasSchemas } from './schema-check.js';
+import { hasSchemas, SchemaCheck } from './schema-check.js';
 
 /**
- * The walk of one delivery: verify → route → check → claim → order → respond (or dispatch) → finish. Each step
- * is a method below, in that order; the handler run and the finish are in handler-run.ts.
+ * The walk of one delivery: verify → route → check → claim → order → respond (or dispatch) → finish. Each
+ * step is a method below, in that order (the check: schema-check.ts; the run and finish: handler-run.ts).
  */
 export class DeliveryPipeline {
   readonly inFlight: InFlight;
   readonly run: HandlerRun;
   readonly staleHooks: StaleHandler[] = [];
-  readonly invalidHooks: InvalidEventHandler[] = [];
+  readonly schemas: SchemaCheck;
   readonly #retryAfter: Readonly<Record<string, string>>;
   readonly #instrumented: InstrumentedReceiver;
   #ready: Promise<void> | undefined;
@@ -51,6 +50,7 @@ export class DeliveryPipeline {
   ) {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
+    this.schemas = new SchemaCheck(refusals, errors);
     this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(opts.leaseMs / 1000))) };
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',
@@ -94,12 +94,10 @@ export class DeliveryPipeline {
 
     const registered = this.registry.for(event.type);
     if (registered.length === 0) return this.#ignore(event);
-    let handlers = registered as readonly AnyWebhookHandler[];
-    if (hasSchemas(registered)) {
-      const checked = await this.#check(event, registered, attempt ?? undefined);
-      if ('status' in checked) return checked;
-      handlers = checked;
-    }
+    const handlers = hasSchemas(registered)
+      ? await this.schemas.handlers(event, registered, attempt ?? undefined)
+      : (registered as readonly AnyWebhookHandler[]);
+    if ('status' in handlers) return handlers; // a handler's schema refused the payload
     const d: Delivery = { event, handlers, obs };
     const refused = (await this.#claim(d)) ?? (await this.#claimOrder(d));
     if (refused !== undefined) return refused;
@@ -156,24 +154,6 @@ export class DeliveryPipeline {
     call: () => Promise<R>,
   ): Promise<R> {
     return obs === undefined ? call() : obs.store(operation, call);
-  }
-
-  /**
-   * The handlers' schemas on `event.data`, before any store write: the handlers to run, or 422 (the
-   * service retries it for 14.6 h, time to fix a schema; nothing was claimed, so a retry runs normally).
-   */
-  async #check(
-    event: AnyWebhookEvent,
-    registered: readonly Registered[],
-    attempt: number | undefined,
-  ): Promise<readonly AnyWebhookHandler[] | ReceiverResponse> {
-    const checked = await checkPayload(registered, event);
-    if ('handlers' in checked) return checked.handlers;
-    const { issues } = checked;
-    this.errors.callEach('onInvalid', this.invalidHooks, { id: event.id, type: event.type, attempt }, issues);
-    // Paths only, here and in the log: a schema library's message may quote the value, personal data.
-    const message = `Event ${event.id} (${event.type}) does not match its handler's schema at ${issuePaths(issues)}; nothing was processed, retry once the schema is fixed.`;
-    return this.refusals.refuse(refusal('payload_schema_mismatch', message), message);
   }
 
   /** Undefined once `d` holds the claim (or runs without one); otherwise the answer that ends it. */

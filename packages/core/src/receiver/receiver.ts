@@ -1,15 +1,15 @@
 import { closestName } from '../base/closest-name.js';
-import { describeValue, optionError } from '../base/option-checks.js';
+import { optionError } from '../base/option-checks.js';
 import {
   type AnyWebhookEvent,
   EVENT_TYPES,
   type EventType,
   isKnownEventType,
 } from '../verify/event-types.js';
-import { isStandardSchema, type StandardSchemaV1 } from '../verify/standard-schema.js';
-import type { IncomingDelivery, InvalidEventHandler, StaleHandler } from './delivery.js';
+import type { StandardSchemaV1 } from '../verify/standard-schema.js';
+import type { IncomingDelivery, StaleHandler } from './delivery.js';
 import { type ErrorHandler, ErrorHooks } from './error-hooks.js';
-import { WebhookHandlerError } from './handler-error.js';
+import type { WebhookHandlerError } from './handler-error.js';
 import {
   type AnyWebhookHandler,
   type CheckedWebhookHandler,
@@ -24,17 +24,12 @@ import { DeliveryPipeline } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
-import { checkPayload, hasSchemas, PayloadSchemaError } from './schema-check.js';
+import { handlerArguments, type InvalidEventHandler, queuedHandlers } from './schema-check.js';
 
-export type {
-  IncomingDelivery,
-  InvalidEvent,
-  InvalidEventHandler,
-  StaleHandler,
-  WaitUntil,
-} from './delivery.js';
+export type { IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
+export type { InvalidEvent, InvalidEventHandler } from './schema-check.js';
 
 export interface Receiver {
   /** Resolved settings tools may show and adapters read. */
@@ -185,24 +180,10 @@ class WebhookReceiver implements AdapterReceiver {
     handler: CheckedWebhookHandler<T, S>,
   ): Receiver;
   on(type: string | readonly string[], ...args: unknown[]): Receiver {
-    const [schema, handler] = args.length > 1 ? args : [undefined, args[0]];
-    if (schema !== undefined && !isStandardSchema(schema)) {
-      throw optionError(
-        'sms-webhooks',
-        `on(type, schema, handler): \`schema\` must be a Standard Schema v1 validator (a zod 4, valibot or arktype schema has a \`~standard\` property), got ${describeValue(schema)}.`,
-      );
-    }
-    if (typeof handler !== 'function') {
-      throw optionError(
-        'sms-webhooks',
-        schema === undefined && isStandardSchema(args[0])
-          ? 'on(type, schema, handler) needs a handler after the schema.'
-          : 'on(type, handler) needs a function.',
-      );
-    }
+    const { schema, handler } = handlerArguments(args);
     for (const t of typesOf(type)) {
       this.#warnIfUnknown(t);
-      this.#registry.add(t, handler as AnyWebhookHandler, schema);
+      this.#registry.add(t, handler, schema);
     }
     return this;
   }
@@ -257,7 +238,7 @@ class WebhookReceiver implements AdapterReceiver {
   onInvalid(handler: InvalidEventHandler): Receiver {
     if (typeof handler !== 'function')
       throw optionError('sms-webhooks', 'onInvalid(handler) needs a function.');
-    this.#pipeline.invalidHooks.push(handler);
+    this.#pipeline.schemas.hooks.push(handler);
     return this;
   }
 
@@ -283,17 +264,8 @@ class WebhookReceiver implements AdapterReceiver {
     ctx: Partial<HandlerContext> | undefined,
     obs?: HandlerObserver,
   ): Promise<void> {
-    const registered = this.#registry.for(event.type);
-    let handlers = registered as readonly AnyWebhookHandler[];
-    if (hasSchemas(registered)) {
-      // The queued event was checked before the hand-off; checked again here for each handler's output.
-      const checked = await checkPayload(registered, event);
-      if (!('handlers' in checked))
-        throw new WebhookHandlerError([new PayloadSchemaError(checked.issues, event)], event);
-      handlers = checked.handlers;
-    }
     const error = await runHandlers(
-      handlers,
+      await queuedHandlers(this.#registry.for(event.type), event),
       event,
       {
         attempt: ctx?.attempt,

@@ -1,16 +1,58 @@
 import { describeError } from '../base/describe-error.js';
+import { describeValue, optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import {
   checkWithSchema,
+  isStandardSchema,
   issuePaths,
   type SchemaIssue,
   type StandardSchemaV1,
 } from '../verify/standard-schema.js';
+import type { ErrorHooks } from './error-hooks.js';
+import { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, CheckedEntry, Registered } from './handler-registry.js';
+import type { Refusals } from './refusals.js';
+import { type ReceiverResponse, refusal } from './responses.js';
+
+/** A verified event whose `data` failed a handler's schema: what `onInvalid` hooks see of it (no data). */
+export interface InvalidEvent {
+  id: string;
+  type: string;
+  /** The delivery-attempt header (1 to 6); at 6 the service gives up after this answer. */
+  attempt: number | undefined;
+}
+
+export type InvalidEventHandler = (event: InvalidEvent, issues: readonly SchemaIssue[]) => unknown;
+
+/** `on(type, handler)` or `on(type, schema, handler)`: the schema, if any, and the handler, checked. */
+export function handlerArguments(args: readonly unknown[]): {
+  schema: StandardSchemaV1 | undefined;
+  handler: AnyWebhookHandler;
+} {
+  const [schema, handler] = args.length > 1 ? args : [undefined, args[0]];
+  if (schema !== undefined && !isStandardSchema(schema)) {
+    throw optionError(
+      'sms-webhooks',
+      `on(type, schema, handler): \`schema\` must be a Standard Schema v1 validator (a zod 4, valibot or arktype schema has a \`~standard\` property), got ${describeValue(schema)}.`,
+    );
+  }
+  if (typeof handler !== 'function') {
+    const afterSchema = schema === undefined && isStandardSchema(args[0]);
+    throw optionError(
+      'sms-webhooks',
+      afterSchema
+        ? 'on(type, schema, handler) needs a handler after the schema.'
+        : 'on(type, handler) needs a function.',
+    );
+  }
+  return { schema, handler: handler as AnyWebhookHandler };
+}
 
 /** Whether any handler of an event was registered with a schema. */
 export function hasSchemas(registered: readonly Registered[]): boolean {
-  return registered.some((r) => typeof r !== 'function');
+  // A loop, not `some`: this runs on every delivery, and most register no schema at all.
+  for (const r of registered) if (typeof r !== 'function') return true;
+  return false;
 }
 
 /**
@@ -52,6 +94,34 @@ function bind({ handler }: CheckedEntry, checked: AnyWebhookEvent): AnyWebhookHa
   return bound;
 }
 
+/** The pipeline's check step, with the `onInvalid` hooks. */
+export class SchemaCheck {
+  readonly hooks: InvalidEventHandler[] = [];
+
+  constructor(
+    readonly refusals: Refusals,
+    readonly errors: ErrorHooks,
+  ) {}
+
+  /**
+   * The handlers to run, or 422 `payload_schema_mismatch`: the service retries it for 14.6 h, time to fix
+   * a schema, and since nothing was claimed, the first retry after the fix runs as a new event.
+   */
+  async handlers(
+    event: AnyWebhookEvent,
+    registered: readonly Registered[],
+    attempt: number | undefined,
+  ): Promise<readonly AnyWebhookHandler[] | ReceiverResponse> {
+    const checked = await checkPayload(registered, event);
+    if ('handlers' in checked) return checked.handlers;
+    const { issues } = checked;
+    this.errors.callEach('onInvalid', this.hooks, { id: event.id, type: event.type, attempt }, issues);
+    // Paths only, here and in the log: a schema library's message may quote the value, personal data.
+    const message = `Event ${event.id} (${event.type}) does not match its handler's schema at ${issuePaths(issues)}; nothing was processed, retry once the schema is fixed.`;
+    return this.refusals.refuse(refusal('payload_schema_mismatch', message), message);
+  }
+}
+
 /** A queued event whose `data` no longer passes its handlers' schemas (the worker checks again). */
 export class PayloadSchemaError extends Error {
   override readonly name = 'PayloadSchemaError';
@@ -63,4 +133,15 @@ export class PayloadSchemaError extends Error {
   ) {
     super(`${event.id} (${event.type}) does not match its handlers' schemas at ${issuePaths(issues)}`);
   }
+}
+
+/** A queue worker's handlers, checked as a delivery's are; a failure rejects with a WebhookHandlerError. */
+export async function queuedHandlers(
+  registered: readonly Registered[],
+  event: AnyWebhookEvent,
+): Promise<readonly AnyWebhookHandler[]> {
+  if (!hasSchemas(registered)) return registered as readonly AnyWebhookHandler[];
+  const checked = await checkPayload(registered, event);
+  if ('handlers' in checked) return checked.handlers;
+  throw new WebhookHandlerError([new PayloadSchemaError(checked.issues, event)], event);
 }
