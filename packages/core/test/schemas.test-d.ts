@@ -63,7 +63,7 @@ const onDelivered: CheckedWebhookHandler<'message.delivered', typeof zDelivered>
   expectTypeOf(event.data).toEqualTypeOf<{ to: string; updated_at: Date; [key: string]: unknown }>();
 };
 receiver.on('message.delivered', zDelivered, onDelivered);
-receiver.off('message.delivered', onDelivered as never);
+receiver.off('message.delivered', onDelivered);
 
 // Without a schema nothing changes.
 receiver.on('message.delivered', (event) => {
@@ -94,5 +94,10 @@ receiver.on('message.sent', { parse: () => ({}) }, () => {});
 receiver.on('message.nope', zDelivered, () => {});
 // @ts-expect-error the handler's event is the schema's output, which has no `body`
 receiver.on('message.replied', zDelivered, (e) => e.data.body.trim());
+// off() takes a handler registered with a schema, for every type it was registered for.
+type Both = CheckedWebhookEvent<'message.sent' | 'message.delivered', { a: 1 }>;
+receiver.off(['message.sent', 'message.delivered'], (event: Both) => event.data.a);
+// @ts-expect-error a handler of message.sent only cannot have been registered for message.delivered too
+receiver.off(['message.sent', 'message.delivered'], (e: CheckedWebhookEvent<'message.sent', { a: 1 }>) => e);
 // @ts-expect-error a schema needs a handler after it
 receiver.on('message.sent', zDelivered);

@@ -2,6 +2,7 @@ import { closestName } from '../base/closest-name.js';
 import { optionError } from '../base/option-checks.js';
 import {
   type AnyWebhookEvent,
+  type CheckedWebhookEvent,
   EVENT_TYPES,
   type EventType,
   isKnownEventType,
@@ -52,9 +53,13 @@ export interface Receiver {
   ): Receiver;
   /** Runs for every verified event, including types this version does not know yet. */
   onAny(handler: AnyWebhookHandler): Receiver;
+  /** Removes a handler (with or without its schema); `'*'` for `onAny` ones. */
   off<T extends EventType>(
     type: T | readonly T[] | '*',
-    handler: WebhookHandler<T> | AnyWebhookHandler,
+    handler:
+      | WebhookHandler<T>
+      | AnyWebhookHandler
+      | ((event: CheckedWebhookEvent<T, never>, ctx: HandlerContext) => unknown),
   ): Receiver;
   /** Called with every handler failure; a hook that throws is logged, never rethrown. */
   onError(handler: ErrorHandler): Receiver;
@@ -206,7 +211,10 @@ class WebhookReceiver implements AdapterReceiver {
 
   off<T extends EventType>(
     type: T | readonly T[] | '*',
-    handler: WebhookHandler<T> | AnyWebhookHandler,
+    handler:
+      | WebhookHandler<T>
+      | AnyWebhookHandler
+      | ((event: CheckedWebhookEvent<T, never>, ctx: HandlerContext) => unknown),
   ): Receiver {
     for (const t of typesOf(type)) this.#registry.remove(t, handler as AnyWebhookHandler);
     return this;
