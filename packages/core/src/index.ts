@@ -33,7 +33,7 @@ export {
   type WebhookEvent,
 } from './verify/event-types.js';
 export { signPayload, signPayloadAsync } from './verify/sign-payload.js';
-export type { SchemaIssue, StandardSchemaV1 } from './verify/standard-schema.js';
+export type { SchemaIssue, StandardSchemaResult, StandardSchemaV1 } from './verify/standard-schema.js';
 export { createTestDelivery, createTestDeliveryAsync, type TestDelivery } from './verify/test-delivery.js';
 export { verifySignature } from './verify/verify-signature.js';
 export { verifyWebhook } from './verify/verify-webhook.js';

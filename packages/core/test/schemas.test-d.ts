@@ -74,7 +74,9 @@ receiver.on('message.delivered', (event) => {
 expectTypeOf(zDelivered).toExtend<StandardSchemaV1>();
 expectTypeOf(vFailed).toExtend<StandardSchemaV1>();
 expectTypeOf(aCompleted).toExtend<StandardSchemaV1>();
-expectTypeOf<StandardSchemaV1.InferOutput<typeof aCompleted>>().toEqualTypeOf<{
+expectTypeOf<
+  Parameters<CheckedWebhookHandler<'sms.completed', typeof aCompleted>>[0]['data']
+>().toEqualTypeOf<{
   recipients: number;
   completed_at: Date;
 }>();

@@ -41,7 +41,8 @@ export type WebhookHandler<T extends EventType = EventType> = (
 
 /** A handler registered with a schema (`on(type, schema, handler)`): `event.data` is the schema's output. */
 export type CheckedWebhookHandler<T extends EventType, S extends StandardSchemaV1> = (
-  event: CheckedWebhookEvent<T, StandardSchemaV1.InferOutput<S>>,
+  // The schema's output type, as Standard Schema's own `InferOutput` reads it.
+  event: CheckedWebhookEvent<T, NonNullable<S['~standard']['types']>['output']>,
   ctx: HandlerContext,
 ) => unknown;
 

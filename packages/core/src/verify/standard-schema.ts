@@ -3,30 +3,27 @@
 
 /** A validator of any library that implements Standard Schema v1 (zod 4, valibot, arktype …). */
 export interface StandardSchemaV1<Input = unknown, Output = Input> {
-  readonly '~standard': StandardSchemaV1.Props<Input, Output>;
-}
-
-export declare namespace StandardSchemaV1 {
-  interface Props<Input = unknown, Output = Input> {
+  readonly '~standard': {
     readonly version: 1;
     readonly vendor: string;
     readonly validate: (
       value: unknown,
       options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
-    ) => Result<Output> | Promise<Result<Output>>;
+    ) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>;
+    /** Types only (no value at run time): how the output type is inferred. */
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
-  }
-  type Result<Output> = { readonly value: Output; readonly issues?: undefined } | FailureResult;
-  interface FailureResult {
-    readonly issues: ReadonlyArray<Issue>;
-  }
-  interface Issue {
-    readonly message: string;
-    readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
-  }
-  /** The schema's output type: what a handler registered with it receives as `event.data`. */
-  type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema['~standard']['types']>['output'];
+  };
 }
+
+/** What a Standard Schema's `validate` returns: the output, or the issues. */
+export type StandardSchemaResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /**
  * One reason a payload failed its schema: where (`path`, keys from `data` down) and the schema library's
