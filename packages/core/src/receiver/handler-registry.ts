@@ -75,7 +75,7 @@ export class HandlerRegistry {
 
   remove(type: string, handler: AnyWebhookHandler): void {
     const list = this.#byType.get(type);
-    const i = list ? list.findIndex((r) => r === handler || (r as CheckedEntry).handler === handler) : -1;
+    const i = list ? list.findIndex((r) => (typeof r === 'function' ? r : r.handler) === handler) : -1;
     if (i >= 0) list!.splice(i, 1);
     const j = this.#any.indexOf(handler);
     if (type === '*' && j >= 0) this.#any.splice(j, 1);

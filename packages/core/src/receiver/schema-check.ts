@@ -64,10 +64,9 @@ export async function checkPayload(
   registered: readonly Registered[],
   event: AnyWebhookEvent,
 ): Promise<{ handlers: AnyWebhookHandler[] } | { issues: SchemaIssue[] }> {
-  const schemas = new Set<StandardSchemaV1>();
-  for (const r of registered) if (typeof r !== 'function') schemas.add(r.schema);
+  const schemas = [...new Set(registered.flatMap((r) => (typeof r === 'function' ? [] : [r.schema])))];
   const outcomes = await Promise.all(
-    [...schemas].map(async (schema) => {
+    schemas.map(async (schema) => {
       try {
         return await checkWithSchema(schema, event.data);
       } catch (error) {
@@ -78,10 +77,12 @@ export async function checkPayload(
   );
   const issues = outcomes.flatMap((o) => ('issues' in o ? o.issues : []));
   if (issues.length > 0) return { issues };
-  const events = new Map<StandardSchemaV1, AnyWebhookEvent>();
-  [...schemas].forEach((schema, i) => {
-    events.set(schema, { ...event, data: (outcomes[i] as { value: unknown }).value } as AnyWebhookEvent);
-  });
+  const events = new Map<StandardSchemaV1, AnyWebhookEvent>(
+    schemas.map((schema, i) => [
+      schema,
+      { ...event, data: (outcomes[i] as { value: unknown }).value } as AnyWebhookEvent,
+    ]),
+  );
   return {
     handlers: registered.map((r) => (typeof r === 'function' ? r : bind(r, events.get(r.schema)!))),
   };
