@@ -57,6 +57,13 @@ export interface CheckedEntry {
 /** What the registry holds per type: a plain handler, or one with its schema. */
 export type Registered = AnyWebhookHandler | CheckedEntry;
 
+/** Whether any of an event's handlers was registered with a schema (checked in schema-check.ts). */
+export function hasSchemas(registered: readonly Registered[]): boolean {
+  // A loop, not `some`: this runs on every delivery, and most register no schema at all.
+  for (const r of registered) if (typeof r !== 'function') return true;
+  return false;
+}
+
 /** Handlers by event type, plus those for every event. */
 export class HandlerRegistry {
   readonly #byType = new Map<string, Registered[]>();

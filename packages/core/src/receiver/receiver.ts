@@ -25,7 +25,7 @@ import { DeliveryPipeline } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
-import { handlerArguments, type InvalidEventHandler, queuedHandlers } from './schema-check.js';
+import { handlerArguments, type InvalidEventHandler, queuedHandlers, SchemaCheck } from './schema-check.js';
 
 export type { IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
@@ -152,7 +152,8 @@ class WebhookReceiver implements AdapterReceiver {
     this.#opts = opts;
     this.#errors = new ErrorHooks(opts.logger);
     this.#refusals = new Refusals(this.#errors, opts.instrumentation);
-    this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors);
+    const schemas = new SchemaCheck(this.#refusals, this.#errors);
+    this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors, schemas);
     const { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock } = opts;
     this.options = { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock };
     // The receiver's methods work detached (`app.post(path, receiver.handle)`, `const { on } = receiver`),

@@ -10,7 +10,12 @@ import {
 } from '../verify/standard-schema.js';
 import type { ErrorHooks } from './error-hooks.js';
 import { WebhookHandlerError } from './handler-error.js';
-import type { AnyWebhookHandler, CheckedEntry, Registered } from './handler-registry.js';
+import {
+  type AnyWebhookHandler,
+  type CheckedEntry,
+  hasSchemas,
+  type Registered,
+} from './handler-registry.js';
 import type { Refusals } from './refusals.js';
 import { type ReceiverResponse, refusal } from './responses.js';
 
@@ -46,13 +51,6 @@ export function handlerArguments(args: readonly unknown[]): {
     );
   }
   return { schema, handler: handler as AnyWebhookHandler };
-}
-
-/** Whether any handler of an event was registered with a schema. */
-export function hasSchemas(registered: readonly Registered[]): boolean {
-  // A loop, not `some`: this runs on every delivery, and most register no schema at all.
-  for (const r of registered) if (typeof r !== 'function') return true;
-  return false;
 }
 
 /**
@@ -111,12 +109,13 @@ export class SchemaCheck {
   async handlers(
     event: AnyWebhookEvent,
     registered: readonly Registered[],
-    attempt: number | undefined,
+    attempt: number | null | undefined,
   ): Promise<readonly AnyWebhookHandler[] | ReceiverResponse> {
     const checked = await checkPayload(registered, event);
     if ('handlers' in checked) return checked.handlers;
     const { issues } = checked;
-    this.errors.callEach('onInvalid', this.hooks, { id: event.id, type: event.type, attempt }, issues);
+    const invalid = { id: event.id, type: event.type, attempt: attempt ?? undefined }; // null: unreadable
+    this.errors.callEach('onInvalid', this.hooks, invalid, issues);
     // Paths only, here and in the log: a schema library's message may quote the value, personal data.
     const message = `Event ${event.id} (${event.type}) does not match its handler's schema at ${issuePaths(issues)}; nothing was processed, retry once the schema is fixed.`;
     return this.refusals.refuse(refusal('payload_schema_mismatch', message), message);
