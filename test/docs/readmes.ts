@@ -132,6 +132,9 @@ export const READMES: ReadmeUnderTest[] = [
             expect.stringMatching(/^msg_\w+ delivered to \+\d+ \(attempt 1\)$/),
             'saw message.delivered',
           ]);
+          expect(outputOf(results, 'Checking payloads at run time')).toMatch(
+            /^msg_\w+ delivered at \d{4}-\d\d-\d\dT[\d:.]+Z\n200\nmessage\.delivered evt_\w+ \(attempt 1\) does not match: updated_at: Invalid ISO datetime\n422 payload_schema_mismatch\n(valibot true\narktype true\n|arktype true\nvalibot true\n)200\n$/,
+          );
           expectAllPassed(outputOf(results, 'Dedupe stores'));
           expect(outputOf(results, 'Lower-level functions')).toBe(
             'evt_1 message.delivered\ntrue\n400 signature_mismatch\n',

@@ -1,6 +1,7 @@
 import { createReceiver, type Receiver } from '@sms-webhooks/core';
 import type { ALBResult, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type LambdaHttpEvent, lambdaHandler } from '../src/index.js';
 import { albEvent, functionUrlEvent, httpApiEvent, type RequestInput, restApiEvent } from './events.js';
 import { secret, signedDelivery } from './sign.js';
@@ -48,6 +49,19 @@ describe.each(SOURCES)('%s', (_, makeEvent) => {
     const result = await handler(makeEvent({ headers: d.headers, body: d.body }));
     expect(result.statusCode).toBe(400);
     expect(bodyOf(result).error.code).toBe('signature_mismatch');
+    expect(handled).toEqual([]);
+  });
+
+  it("answers 422 payload_schema_mismatch when data fails a handler's schema, with no handler run", async () => {
+    const receiver = createReceiver({ secret, logger: quiet });
+    const handled: string[] = [];
+    receiver.on('message.delivered', z.looseObject({ status: z.literal('sent') }), (event) => {
+      handled.push(event.id);
+    });
+    const d = signedDelivery();
+    const result = await lambdaHandler(receiver)(makeEvent({ headers: d.headers, body: d.body }));
+    expect(result.statusCode).toBe(422);
+    expect(bodyOf(result).error.code).toBe('payload_schema_mismatch');
     expect(handled).toEqual([]);
   });
 

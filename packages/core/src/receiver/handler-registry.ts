@@ -1,4 +1,5 @@
-import type { AnyWebhookEvent, EventType, WebhookEvent } from '../verify/event-types.js';
+import type { AnyWebhookEvent, CheckedWebhookEvent, EventType, WebhookEvent } from '../verify/event-types.js';
+import type { StandardSchemaV1 } from '../verify/standard-schema.js';
 
 export interface HandlerContext {
   /** From the delivery-attempt header: 1 for the first delivery, up to 6. */
@@ -38,17 +39,41 @@ export type WebhookHandler<T extends EventType = EventType> = (
   ctx: HandlerContext,
 ) => unknown;
 
+/** A handler registered with a schema (`on(type, schema, handler)`): `event.data` is the schema's output. */
+export type CheckedWebhookHandler<T extends EventType, S extends StandardSchemaV1> = (
+  // The schema's output type, as Standard Schema's own `InferOutput` reads it.
+  event: CheckedWebhookEvent<T, NonNullable<S['~standard']['types']>['output']>,
+  ctx: HandlerContext,
+) => unknown;
+
 export type AnyWebhookHandler = (event: AnyWebhookEvent, ctx: HandlerContext) => unknown;
+
+/** A handler and the schema its event's `data` must pass before any handler of the event runs. */
+export interface CheckedEntry {
+  readonly handler: AnyWebhookHandler;
+  readonly schema: StandardSchemaV1;
+}
+
+/** What the registry holds per type: a plain handler, or one with its schema. */
+export type Registered = AnyWebhookHandler | CheckedEntry;
+
+/** Whether any of an event's handlers was registered with a schema (checked in schema-check.ts). */
+export function hasSchemas(registered: readonly Registered[]): boolean {
+  // A loop, not `some`: this runs on every delivery, and most register no schema at all.
+  for (const r of registered) if (typeof r !== 'function') return true;
+  return false;
+}
 
 /** Handlers by event type, plus those for every event. */
 export class HandlerRegistry {
-  readonly #byType = new Map<string, AnyWebhookHandler[]>();
+  readonly #byType = new Map<string, Registered[]>();
   readonly #any: AnyWebhookHandler[] = [];
 
-  add(type: string, handler: AnyWebhookHandler): void {
+  add(type: string, handler: AnyWebhookHandler, schema?: StandardSchemaV1): void {
+    const entry: Registered = schema === undefined ? handler : { handler, schema };
     const list = this.#byType.get(type);
-    if (list) list.push(handler);
-    else this.#byType.set(type, [handler]);
+    if (list) list.push(entry);
+    else this.#byType.set(type, [entry]);
   }
 
   addAny(handler: AnyWebhookHandler): void {
@@ -57,7 +82,7 @@ export class HandlerRegistry {
 
   remove(type: string, handler: AnyWebhookHandler): void {
     const list = this.#byType.get(type);
-    const i = list ? list.indexOf(handler) : -1;
+    const i = list ? list.findIndex((r) => (typeof r === 'function' ? r : r.handler) === handler) : -1;
     if (i >= 0) list!.splice(i, 1);
     const j = this.#any.indexOf(handler);
     if (type === '*' && j >= 0) this.#any.splice(j, 1);
@@ -73,7 +98,7 @@ export class HandlerRegistry {
     return this.#any.length > 0;
   }
 
-  for(type: string): readonly AnyWebhookHandler[] {
+  for(type: string): readonly Registered[] {
     return [...(this.#byType.get(type) ?? []), ...this.#any];
   }
 }

@@ -1,6 +1,7 @@
 import { describeError } from '../base/describe-error.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { Delivery } from './delivery.js';
+import { pendingDispatch } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
 import { HandlerTimeoutError, WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, HandlerContext } from './handler-registry.js';
@@ -73,6 +74,22 @@ export class HandlerRun {
     }
     obs?.finished(d.error);
     return d.error;
+  }
+
+  /**
+   * Gives a failed dispatch's claims back for the service's retry. A hand-off that may still land
+   * (DispatchTimeoutError) keeps them until it settles, since once landed the queued event carries them.
+   */
+  async releaseAfterDispatch(d: Delivery, error: unknown): Promise<void> {
+    const pending = pendingDispatch(error);
+    if (pending === undefined) return this.finish(d, false);
+    pending.then(
+      () =>
+        this.opts.logger.warn(
+          `sms-webhooks: ${d.event.id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
+        ),
+      () => this.finish(d, false),
+    );
   }
 
   /**

@@ -8,9 +8,9 @@ import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
 import { verifyDelivery } from '../verify/verify-webhook.js';
 import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
-import { type DispatchedEvent, pendingDispatch } from './dispatch.js';
+import type { DispatchedEvent } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
-import type { HandlerRegistry } from './handler-registry.js';
+import { type HandlerRegistry, hasSchemas, type Registered } from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
 import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
@@ -27,10 +27,11 @@ import {
   refusal,
   STALE,
 } from './responses.js';
+import type { SchemaCheck } from './schema-check.js';
 
 /**
- * The walk of one delivery: verify → route → claim → order → respond (or dispatch) → finish. Each step
- * is a method below, in that order; the handler run and the finish are in handler-run.ts.
+ * The walk of one delivery: verify → route → check → claim → order → respond (or dispatch) → finish. Each
+ * step is a method below, in that order (the check: schema-check.ts; the run and finish: handler-run.ts).
  */
 export class DeliveryPipeline {
   readonly inFlight: InFlight;
@@ -45,6 +46,7 @@ export class DeliveryPipeline {
     readonly registry: HandlerRegistry,
     readonly refusals: Refusals,
     readonly errors: ErrorHooks,
+    readonly schemas: SchemaCheck,
   ) {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
@@ -89,9 +91,11 @@ export class DeliveryPipeline {
     const attempt = parseAttempt(readHeader(headers, this.opts.names.attempt));
     obs?.verified(event, attempt ?? undefined);
 
-    const handlers = this.registry.for(event.type);
+    let handlers: readonly Registered[] | ReceiverResponse = this.registry.for(event.type);
     if (handlers.length === 0) return this.#ignore(event);
-    const d: Delivery = { event, handlers, obs };
+    if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
+    if ('status' in handlers) return handlers; // a handler's schema refused the payload
+    const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
     const refused = (await this.#claim(d)) ?? (await this.#claimOrder(d));
     if (refused !== undefined) return refused;
 
@@ -271,27 +275,11 @@ export class DeliveryPipeline {
       this.opts.logger.error(
         `sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describeError(error)}`,
       );
-      if (token !== undefined) await this.#releaseAfterDispatch(d, error);
+      if (token !== undefined) await this.run.releaseAfterDispatch(d, error);
       return this.refusals.refuse(
         refusal('store_unavailable', 'The event could not be queued; retry later.'),
       );
     }
-  }
-
-  /**
-   * Gives a failed dispatch's claims back for the service's retry. A hand-off that may still land
-   * (DispatchTimeoutError) keeps them until it settles, since once landed the queued event carries them.
-   */
-  async #releaseAfterDispatch(d: Delivery, error: unknown): Promise<void> {
-    const pending = pendingDispatch(error);
-    if (pending === undefined) return this.run.finish(d, false);
-    pending.then(
-      () =>
-        this.opts.logger.warn(
-          `sms-webhooks: ${d.event.id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
-        ),
-      () => this.run.finish(d, false),
-    );
   }
 
   /** The attempt header, parsed once in `#walk`; an unreadable one is warned about (sampled). */

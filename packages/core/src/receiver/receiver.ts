@@ -2,15 +2,18 @@ import { closestName } from '../base/closest-name.js';
 import { optionError } from '../base/option-checks.js';
 import {
   type AnyWebhookEvent,
+  type CheckedWebhookEvent,
   EVENT_TYPES,
   type EventType,
   isKnownEventType,
 } from '../verify/event-types.js';
+import type { StandardSchemaV1 } from '../verify/standard-schema.js';
 import type { IncomingDelivery, StaleHandler } from './delivery.js';
 import { type ErrorHandler, ErrorHooks } from './error-hooks.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import {
   type AnyWebhookHandler,
+  type CheckedWebhookHandler,
   type HandlerContext,
   HandlerRegistry,
   type WebhookHandler,
@@ -22,10 +25,12 @@ import { DeliveryPipeline } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
+import { handlerArguments, type InvalidEventHandler, queuedHandlers, SchemaCheck } from './schema-check.js';
 
 export type { IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 export type { ErrorHandler } from './error-hooks.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
+export type { InvalidEvent, InvalidEventHandler } from './schema-check.js';
 
 export interface Receiver {
   /** Resolved settings tools may show and adapters read. */
@@ -36,11 +41,25 @@ export interface Receiver {
     >
   >;
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
+  /**
+   * With a Standard Schema (zod 4, valibot, arktype …): `event.data` is checked after verification, before
+   * any store write, and the handler gets the schema's output. A failure runs no handler of the event and
+   * is answered 422 `payload_schema_mismatch`, so the service retries it; see `onInvalid`.
+   */
+  on<T extends EventType, S extends StandardSchemaV1>(
+    type: T | readonly T[],
+    schema: S,
+    handler: CheckedWebhookHandler<T, S>,
+  ): Receiver;
   /** Runs for every verified event, including types this version does not know yet. */
   onAny(handler: AnyWebhookHandler): Receiver;
+  /** Removes a handler (with or without its schema); `'*'` for `onAny` ones. */
   off<T extends EventType>(
     type: T | readonly T[] | '*',
-    handler: WebhookHandler<T> | AnyWebhookHandler,
+    handler:
+      | WebhookHandler<T>
+      | AnyWebhookHandler
+      | ((event: CheckedWebhookEvent<T, never>, ctx: HandlerContext) => unknown),
   ): Receiver;
   /** Called with every handler failure; a hook that throws is logged, never rethrown. */
   onError(handler: ErrorHandler): Receiver;
@@ -54,6 +73,11 @@ export interface Receiver {
    * object), with the object's key. No handler runs for it. Throws at once when `order` is off.
    */
   onStale(handler: StaleHandler): Receiver;
+  /**
+   * Called for each verified event whose `data` failed a handler's schema, with its id, type and attempt
+   * and the schema's issues (paths and messages, never the data). It was answered 422 and runs no handler.
+   */
+  onInvalid(handler: InvalidEventHandler): Receiver;
   /** The whole flow for one delivery: verify, route, claim, respond, finish. Never rejects for bad input. */
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse>;
   /** Waits for background handlers; with a time-out, reports the event ids still running. */
@@ -100,6 +124,7 @@ const BOUND_METHODS = [
   'onError',
   'onRefused',
   'onStale',
+  'onInvalid',
   'reportError',
   'runHandlers',
   'drain',
@@ -127,7 +152,8 @@ class WebhookReceiver implements AdapterReceiver {
     this.#opts = opts;
     this.#errors = new ErrorHooks(opts.logger);
     this.#refusals = new Refusals(this.#errors, opts.instrumentation);
-    this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors);
+    const schemas = new SchemaCheck(this.#refusals, this.#errors);
+    this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors, schemas);
     const { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock } = opts;
     this.options = { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock };
     // The receiver's methods work detached (`app.post(path, receiver.handle)`, `const { on } = receiver`),
@@ -153,12 +179,17 @@ class WebhookReceiver implements AdapterReceiver {
     return this.#refusals.refuseUnread(response);
   }
 
-  on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver {
-    if (typeof handler !== 'function')
-      throw optionError('sms-webhooks', 'on(type, handler) needs a function.');
+  on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
+  on<T extends EventType, S extends StandardSchemaV1>(
+    type: T | readonly T[],
+    schema: S,
+    handler: CheckedWebhookHandler<T, S>,
+  ): Receiver;
+  on(type: string | readonly string[], ...args: unknown[]): Receiver {
+    const { schema, handler } = handlerArguments(args);
     for (const t of typesOf(type)) {
       this.#warnIfUnknown(t);
-      this.#registry.add(t, handler as AnyWebhookHandler);
+      this.#registry.add(t, handler, schema);
     }
     return this;
   }
@@ -181,7 +212,10 @@ class WebhookReceiver implements AdapterReceiver {
 
   off<T extends EventType>(
     type: T | readonly T[] | '*',
-    handler: WebhookHandler<T> | AnyWebhookHandler,
+    handler:
+      | WebhookHandler<T>
+      | AnyWebhookHandler
+      | ((event: CheckedWebhookEvent<T, never>, ctx: HandlerContext) => unknown),
   ): Receiver {
     for (const t of typesOf(type)) this.#registry.remove(t, handler as AnyWebhookHandler);
     return this;
@@ -210,6 +244,13 @@ class WebhookReceiver implements AdapterReceiver {
     return this;
   }
 
+  onInvalid(handler: InvalidEventHandler): Receiver {
+    if (typeof handler !== 'function')
+      throw optionError('sms-webhooks', 'onInvalid(handler) needs a function.');
+    this.#pipeline.schemas.hooks.push(handler);
+    return this;
+  }
+
   reportError(error: WebhookHandlerError): void {
     this.#errors.report(error);
   }
@@ -233,7 +274,7 @@ class WebhookReceiver implements AdapterReceiver {
     obs?: HandlerObserver,
   ): Promise<void> {
     const error = await runHandlers(
-      this.#registry.for(event.type),
+      await queuedHandlers(this.#registry.for(event.type), event),
       event,
       {
         attempt: ctx?.attempt,

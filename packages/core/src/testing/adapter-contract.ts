@@ -7,6 +7,7 @@ import { MemoryStore } from '../receiver/memory-store.js';
 import { createReceiver, type Receiver } from '../receiver/receiver.js';
 import type { ReceiverOptions } from '../receiver/receiver-options.js';
 import { signPayload } from '../verify/sign-payload.js';
+import type { StandardSchemaV1 } from '../verify/standard-schema.js';
 import { createTestDelivery } from '../verify/test-delivery.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
 
@@ -492,6 +493,33 @@ export function runAdapterContract(
         },
       );
       assert.equal(calls, 0);
+    });
+
+    it('answers 422 payload_schema_mismatch, without calling handlers, when data fails a handler schema', async () => {
+      // A Standard Schema written out (no schema library needed): `to` must be a string.
+      const schema: StandardSchemaV1<unknown, { to: string }> = {
+        '~standard': {
+          version: 1,
+          vendor: 'contract',
+          validate: (data) =>
+            typeof (data as { to?: unknown }).to === 'string'
+              ? { value: data as { to: string } }
+              : { issues: [{ message: 'expected a string', path: ['to'] }] },
+        },
+      };
+      let calls = 0;
+      await withServer(
+        { respond: 'after-handlers' },
+        (r) => r.on('message.sent', schema, () => void calls++),
+        async (url) => {
+          const bad = createTestDelivery('message.sent', { secret: SECRET, data: { to: 4915 as never } });
+          assertError(await post(url, bad), 422, 'payload_schema_mismatch');
+          assertJson(await post(url, createTestDelivery('message.sent', { secret: SECRET })), 200, {
+            received: true,
+          });
+        },
+      );
+      assert.equal(calls, 1, 'only the delivery that passed ran its handler');
     });
 
     it('answers 500 internal_error when receiver.handle itself fails, logs the error once and never echoes it', async () => {

@@ -11,6 +11,7 @@ export type VerificationErrorCode =
 export type ResponseErrorCode =
   | VerificationErrorCode
   | 'in_flight'
+  | 'payload_schema_mismatch'
   | 'handler_failed'
   | 'store_unavailable'
   | 'raw_body_unavailable'
@@ -30,6 +31,7 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   method_not_allowed: 405,
   request_timeout: 408,
   in_flight: 409,
+  payload_schema_mismatch: 422,
   handler_failed: 500,
   raw_body_unavailable: 500,
   internal_error: 500,

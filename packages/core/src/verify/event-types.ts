@@ -67,6 +67,12 @@ export type WebhookEvent<T extends EventType = EventType> = T extends EventType
   ? EventEnvelope<T, EventDataMap[T]>
   : never;
 
+/**
+ * An event of type `T` whose `data` passed a handler's schema: `data` is the schema's output `D`
+ * (`receiver.on(type, schema, handler)`).
+ */
+export type CheckedWebhookEvent<T extends EventType, D> = T extends EventType ? EventEnvelope<T, D> : never;
+
 /** An event whose type this version of the library does not know yet (seen only by `onAny`). */
 export type UnknownWebhookEvent = EventEnvelope<string, Record<string, unknown>>;
 
