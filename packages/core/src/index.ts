@@ -5,24 +5,17 @@
 export type { Logger } from './base/logger.js';
 export type { DedupeStore } from './receiver/dedupe-store.js';
 export { WebhookHandlerError } from './receiver/handler-error.js';
-export type {
-  AnyWebhookHandler,
-  CheckedWebhookHandler,
-  HandlerContext,
-  WebhookHandler,
-} from './receiver/handler-registry.js';
+export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './receiver/handler-registry.js';
 export { MemoryStore } from './receiver/memory-store.js';
 export { createReceiver, type Receiver } from './receiver/receiver.js';
 export type { ReceiverOptions, RespondMode } from './receiver/receiver-options.js';
 export type { ReceiverResponse } from './receiver/responses.js';
-export type { InvalidEvent, InvalidEventHandler } from './receiver/schema-check.js';
 export {
   isWebhookVerificationError,
   WebhookVerificationError,
 } from './verify/errors.js';
 export {
   type AnyWebhookEvent,
-  type CheckedWebhookEvent,
   EVENT_TYPES,
   type EventDataMap,
   type EventType,
@@ -33,7 +26,7 @@ export {
   type WebhookEvent,
 } from './verify/event-types.js';
 export { signPayload, signPayloadAsync } from './verify/sign-payload.js';
-export type { SchemaIssue, StandardSchemaResult, StandardSchemaV1 } from './verify/standard-schema.js';
+export type { StandardSchemaV1 } from './verify/standard-schema.js';
 export { createTestDelivery, createTestDeliveryAsync, type TestDelivery } from './verify/test-delivery.js';
 export { verifySignature } from './verify/verify-signature.js';
 export { verifyWebhook } from './verify/verify-webhook.js';

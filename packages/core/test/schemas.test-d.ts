@@ -1,13 +1,11 @@
 // Compiled by `tsc` in the test command, never run: a line that stops compiling fails the suite.
-import {
-  type CheckedWebhookEvent,
-  type CheckedWebhookHandler,
-  createReceiver,
-  type InvalidEvent,
-  type MessageObject,
-  type SchemaIssue,
-  type StandardSchemaV1,
-} from '@sms-webhooks/core';
+import { createReceiver, type MessageObject, type StandardSchemaV1 } from '@sms-webhooks/core';
+import type {
+  CheckedWebhookEvent,
+  CheckedWebhookHandler,
+  InvalidEvent,
+  SchemaIssue,
+} from '@sms-webhooks/core/adapter';
 import { type } from 'arktype';
 import * as v from 'valibot';
 import { expectTypeOf } from 'vitest';

@@ -1,12 +1,5 @@
-import {
-  createReceiver,
-  createTestDelivery,
-  type InvalidEvent,
-  MemoryStore,
-  type SchemaIssue,
-  type StandardSchemaV1,
-} from '@sms-webhooks/core';
-import type { AdapterReceiver } from '@sms-webhooks/core/adapter';
+import { createReceiver, createTestDelivery, MemoryStore, type StandardSchemaV1 } from '@sms-webhooks/core';
+import type { AdapterReceiver, InvalidEvent, SchemaIssue } from '@sms-webhooks/core/adapter';
 import type { DispatchedEvent } from '@sms-webhooks/core/queue';
 import { type } from 'arktype';
 import * as v from 'valibot';
