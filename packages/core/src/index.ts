@@ -22,7 +22,6 @@ export {
   isKnownEventType,
   type MessageError,
   type MessageObject,
-  type MessageStatus,
   type WebhookEvent,
 } from './verify/event-types.js';
 export { signPayload, signPayloadAsync } from './verify/sign-payload.js';

@@ -5,7 +5,6 @@ import {
   createTestDelivery,
   type EventType,
   type MessageObject,
-  type MessageStatus,
   type WebhookEvent,
 } from '@sms-webhooks/core';
 import { expectTypeOf } from 'vitest';
@@ -58,8 +57,8 @@ expectTypeOf<EventType>().toEqualTypeOf<
 >();
 
 // Open-ended statuses keep the known ones and accept others.
-const known: MessageStatus = 'delivered';
-const future: MessageStatus = 'queued_by_carrier';
+const known: MessageObject['status'] = 'delivered';
+const future: MessageObject['status'] = 'queued_by_carrier';
 expectTypeOf(known).toExtend<string>();
 expectTypeOf(future).toExtend<string>();
 
