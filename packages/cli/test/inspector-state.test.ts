@@ -9,7 +9,7 @@ function report(
 ): AttemptReport {
   return {
     webhookId: 'wh_1',
-    url: 'http://127.0.0.1:3000/webhooks/sms',
+    url: 'http://app.test/webhooks/sms',
     eventId,
     eventType: 'message.delivered',
     attempt,
