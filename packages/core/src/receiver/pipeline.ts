@@ -40,6 +40,7 @@ export class DeliveryPipeline {
   readonly #retryAfter: Readonly<Record<string, string>>;
   readonly #instrumented: InstrumentedReceiver;
   #ready: Promise<void> | undefined;
+  #initialized = false;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -96,7 +97,7 @@ export class DeliveryPipeline {
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
     const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
-    const refused = (await this.#claim(d)) ?? (await this.#claimOrder(d));
+    const refused = (await this.#claim(d)) ?? (this.opts.order && (await this.#claimOrder(d)));
     if (refused !== undefined) return refused;
 
     try {
@@ -159,11 +160,7 @@ export class DeliveryPipeline {
     const token = ownerToken();
     let claimed: ClaimResult;
     try {
-      this.#ready ??= Promise.resolve(store.init?.()).catch((error: unknown) => {
-        this.#ready = undefined; // try again on the next delivery
-        throw error;
-      });
-      await this.#ready;
+      if (!this.#initialized) await this.#init();
       claimed = await this.#store(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');
@@ -175,6 +172,20 @@ export class DeliveryPipeline {
     if (claimed === 'completed') return DUPLICATE;
     const message = `Event ${d.event.id} is being processed right now; retry later.`;
     return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
+  }
+
+  /** The store's `init`, once; a failed one is tried again on the next delivery. */
+  #init(): Promise<void> {
+    this.#ready ??= Promise.resolve(this.opts.store.init?.()).then(
+      () => {
+        this.#initialized = true;
+      },
+      (error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      },
+    );
+    return this.#ready;
   }
 
   /** `order`: newer than the object's completed version goes on, older is `stale`, a busy object 409. */
