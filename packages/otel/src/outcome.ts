@@ -6,6 +6,9 @@ import type { ReceiverResponse } from '@sms-webhooks/core';
  *   the newest event completed for its object, with the receiver's `order`): 200;
  * - `in_flight`: 409, being processed elsewhere right now;
  * - `refused`: turned away before it was verified (bad signature, too large, wrong method …);
+ * - `invalid`: verified, but its `data` failed a handler's schema (`payload_schema_mismatch`): 422, no
+ *   handler ran, the service retries. Apart from `failed`, since the fix is the schema (or the service's
+ *   payload), not the app's health;
  * - `failed`: verified, but the store or a handler ('after-handlers') failed: 5xx, the service retries.
  */
 export type DeliveryOutcome =
@@ -15,6 +18,7 @@ export type DeliveryOutcome =
   | 'stale'
   | 'in_flight'
   | 'refused'
+  | 'invalid'
   | 'failed';
 
 export function outcomeOf(response: ReceiverResponse, verified: boolean): DeliveryOutcome {
@@ -23,6 +27,7 @@ export function outcomeOf(response: ReceiverResponse, verified: boolean): Delive
   }
   const code = errorCodeOf(response);
   if (code === 'in_flight') return 'in_flight';
+  if (code === 'payload_schema_mismatch') return 'invalid';
   return verified ? 'failed' : 'refused';
 }
 
