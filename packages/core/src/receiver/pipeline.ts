@@ -14,6 +14,7 @@ import { type HandlerRegistry, hasSchemas, type Registered } from './handler-reg
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
 import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
+import { claimVersion } from './order.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
@@ -198,7 +199,9 @@ export class DeliveryPipeline {
     const { key, version } = slot;
     let result: OrderClaimResult;
     try {
-      result = await this.#store(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));
+      result = await this.#store(d.obs, 'claimOrder', () =>
+        store.claimOrder!(key, claimVersion(version), token, leaseMs),
+      );
     } catch (error) {
       const answer = this.#storeFailed(d, error, 'ordering');
       if (answer !== undefined) void this.run.release(d);
