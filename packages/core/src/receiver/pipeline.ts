@@ -180,10 +180,9 @@ export class DeliveryPipeline {
 
   /** `order`: newer than the object's completed version goes on, older is `stale`, a busy object 409. */
   async #claimOrder(d: Delivery): Promise<ReceiverResponse | undefined> {
-    const { order, store, leaseMs, retainMs } = this.opts;
+    const { order, store, leaseMs, retainMs, dispatch } = this.opts;
     const { event, token } = d;
-    // No order without a claim: the store was down and 'process' let the event by.
-    if (order === undefined || token === undefined) return undefined;
+    if (order === undefined) return undefined;
     let slot: ReturnType<typeof order>;
     try {
       slot = order(event);
@@ -197,6 +196,12 @@ export class DeliveryPipeline {
       return undefined;
     }
     const { key, version } = slot;
+    // A queue's worker orders the job with its own store calls (JobOrder). Here, no order without a
+    // claim: the store was down and 'process' let the event by.
+    if (dispatch !== undefined || token === undefined) {
+      if (dispatch !== undefined) d.queuedOrder = { key, version };
+      return undefined;
+    }
     let result: OrderClaimResult;
     try {
       result = await this.#store(d.obs, 'claimOrder', () =>
@@ -271,6 +276,7 @@ export class DeliveryPipeline {
     const dispatched: DispatchedEvent = { event, ctx: ctx!, claim: ctx!.claim };
     const traceContext = obs?.traceContext?.();
     if (traceContext !== undefined) dispatched.traceContext = traceContext;
+    if (d.queuedOrder !== undefined) dispatched.order = d.queuedOrder;
     try {
       await this.#store(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
       return RECEIVED;

@@ -113,6 +113,10 @@ export interface AdapterReceiver extends Receiver {
    * hooks, through the same path as the receiver's own: hooks are contained, and with none it is logged.
    */
   reportError(error: WebhookHandlerError): void;
+  /** Whether the receiver has `order`: its dispatched events then carry their object slots. */
+  readonly ordered: boolean;
+  /** A queue worker's job found stale (`JobOrder`): calls the `onStale` hooks, contained. */
+  reportStale(event: AnyWebhookEvent, object: { key: string }): void;
 }
 
 const BOUND_METHODS = [
@@ -126,6 +130,7 @@ const BOUND_METHODS = [
   'onStale',
   'onInvalid',
   'reportError',
+  'reportStale',
   'runHandlers',
   'drain',
   'close',
@@ -253,6 +258,14 @@ class WebhookReceiver implements AdapterReceiver {
 
   reportError(error: WebhookHandlerError): void {
     this.#errors.report(error);
+  }
+
+  get ordered(): boolean {
+    return this.#opts.order !== undefined;
+  }
+
+  reportStale(event: AnyWebhookEvent, object: { key: string }): void {
+    this.#errors.callEach('onStale', this.#pipeline.staleHooks, event, object);
   }
 
   runHandlers(
