@@ -230,8 +230,15 @@ describe('order: true (events out of order)', () => {
       /`order` must be true .* or a function .*got the string "yes"/,
     );
     expect(() => createReceiver({ secret }).onStale(() => {})).toThrow(/onStale\(\) needs ordering/);
+    // A dispatch whose worker does not apply `order` (your own, RabbitMQ's): the events would run unordered.
     expect(() => createReceiver({ secret, order: true, dispatch: async () => {} })).toThrow(
-      /`order` works where the handlers run, and with `dispatch` they run in a queue worker/,
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: expect.stringMatching(/`order` with `dispatch` needs a hand-off whose worker applies it/),
+      }),
     );
+    // One that says its worker does (the BullMQ and pg-boss `enqueueTo`) is taken.
+    const ordering = Object.assign(async () => {}, { appliesOrder: true });
+    expect(() => createReceiver({ secret, order: true, dispatch: ordering })).not.toThrow();
   });
 });

@@ -41,8 +41,11 @@ export async function completeOrdered(
   if (isHandOffStore(store) && data.claim !== undefined && typeof boss.complete === 'function') {
     try {
       await store.transaction({ claim: data.claim, order: held.order }, async (tx) => {
-        const done = await boss.complete!(queue, job.id, undefined, { db: transactionDb(tx) });
-        if (done.affected !== 1) throw new NotActive();
+        // pg-boss 10 resolves with { affected } (its types say void): 0 when the job was no longer active.
+        const done = (await boss.complete!(queue, job.id, {}, { db: transactionDb(tx) })) as unknown as
+          | { affected?: number }
+          | undefined;
+        if (done?.affected === 0) throw new NotActive();
       });
       return;
     } catch (error) {
