@@ -106,7 +106,8 @@ export function createWorker(
   });
   const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
   const owner = '@sms-webhooks/bullmq';
-  checkJobOrder(owner, receiver?.ordered === true, store);
+  // Only a receiver with `order` reports stale jobs: its jobs carry versions, so the store must keep them.
+  checkJobOrder(owner, receiver?.reportStale !== undefined, store);
   const orderWaitMs = positiveOption('orderWaitMs', options.orderWaitMs, 1000, {
     owner,
     integer: true,
@@ -119,11 +120,7 @@ export function createWorker(
     retainMs,
     logger,
     owner,
-    onStale:
-      onStale ??
-      (typeof receiver?.reportStale === 'function'
-        ? (event, object) => receiver.reportStale(event, object)
-        : undefined),
+    onStale: onStale ?? receiver?.reportStale,
   });
   let warnedNoStore = false;
 

@@ -114,7 +114,8 @@ export async function createWorker(
   const queue = options.queue ?? DEFAULT_QUEUE_NAME;
   const running = new Set<Promise<unknown>>();
   const owner = '@sms-webhooks/pg-boss';
-  checkJobOrder(owner, receiver?.ordered === true, store);
+  // Only a receiver with `order` reports stale jobs: its jobs carry versions, so the store must keep them.
+  checkJobOrder(owner, receiver?.reportStale !== undefined, store);
   const leaseMs = positiveInteger('leaseMs', options.leaseMs ?? receiver?.options.leaseMs, 5 * 60_000, 'ms');
   const orderWaitMs = positiveInteger('orderWaitMs', options.orderWaitMs, 1000, 'ms');
   const order = new JobOrder<WebhookJob>({
@@ -123,11 +124,7 @@ export async function createWorker(
     retainMs,
     logger,
     owner,
-    onStale:
-      options.onStale ??
-      (typeof receiver?.reportStale === 'function'
-        ? (event, object) => receiver.reportStale(event, object)
-        : undefined),
+    onStale: options.onStale ?? receiver?.reportStale,
   });
   let closing = false;
 
