@@ -6,7 +6,7 @@ import {
   type EventType,
   MemoryStore,
 } from '@sms-webhooks/core';
-import { type DispatchedEvent, JobOrder } from '@sms-webhooks/core/queue';
+import { type AdapterReceiver, type DispatchedEvent, JobOrder } from '@sms-webhooks/core/queue';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { describe, expect, it } from 'vitest';
 import { captureLogger, secret } from './helpers.js';
@@ -69,7 +69,7 @@ describe('order with dispatch: the receiver puts the slot on the job, the worker
       retainMs: 60_000,
       logger: captureLogger(),
       owner: 'test',
-      onStale: receiver.reportStale,
+      onStale: (receiver as AdapterReceiver).reportStale,
     });
 
     const first = await order.turn(delivered.event, delivered.order, 'job-delivered');

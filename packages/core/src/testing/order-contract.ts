@@ -10,7 +10,7 @@ import { sleep, type TestApi } from './test-api.js';
 type Store = DedupeStore;
 const HOUR = 3_600_000;
 const object = () => `message:msg_contract_${randomBytes(8).toString('hex')}`;
-/** Versions as the receiver encodes them: fixed-width instants, then the event id. */
+/** Versions of fixed-width instants and an id: to a store any version is a string, compared bytewise. */
 const v = (at: number, id = 'evt_a') => `${String(at).padStart(15, '0')}.${'0'.repeat(15)}.${id}`;
 
 function ops(store: Store) {
