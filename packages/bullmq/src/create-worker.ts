@@ -202,7 +202,7 @@ export function createWorker(
         }
         await turn.held?.complete();
       } else leases?.release(lease);
-      // Stale: done for good, as a job that ran; a redelivery of its event is a duplicate.
+      // Ran, or stale (done for good without running): either way a redelivery of it is a duplicate.
       await complete(job.data);
     },
     { ...options.workerOptions, connection: options.connection, concurrency: options.concurrency ?? 1 },
