@@ -110,7 +110,7 @@ describe('order: true (events out of order)', () => {
     expect(ran).toEqual(['message.sent']);
   });
 
-  it('ties on updated_at are broken by the status (sent before delivered and failed), then created_at, then event id, so the rule is total', async () => {
+  it('ties on updated_at are broken by the status (sent before delivered and failed) alone; created_at and the id never decide', async () => {
     const { seen, send } = app();
     const signed = (id: string, type: EventType, createdAt: string) => {
       const template = delivery(type, 'msg_5', at(5), id);
@@ -123,17 +123,18 @@ describe('order: true (events out of order)', () => {
       };
     };
     expect((await send(signed('evt_m', 'message.delivered', at(1)))).json).toEqual({ received: true });
-    // Same updated_at, created earlier: older.
+    // Same updated_at, an earlier status: older, whatever its created_at and id.
     expect((await send(signed('evt_z', 'message.sent', at(0)))).json).toEqual({
       received: true,
       stale: true,
     });
-    // Same updated_at and created_at, smaller id: older; larger id: newer.
-    expect((await send(signed('evt_a', 'message.sent', at(1)))).json).toEqual({
+    // A later created_at does not make an earlier status newer.
+    expect((await send(signed('evt_y', 'message.sent', at(2)))).json).toEqual({
       received: true,
       stale: true,
     });
-    expect((await send(signed('evt_n', 'message.failed', at(1)))).json).toEqual({ received: true });
+    // Same updated_at and status rank: a tie, so it runs, whether created earlier or with a smaller id.
+    expect((await send(signed('evt_a', 'message.failed', at(0)))).json).toEqual({ received: true });
     expect(seen).toEqual(['message.delivered msg_5', 'message.failed msg_5']);
   });
 
@@ -229,8 +230,15 @@ describe('order: true (events out of order)', () => {
       /`order` must be true .* or a function .*got the string "yes"/,
     );
     expect(() => createReceiver({ secret }).onStale(() => {})).toThrow(/onStale\(\) needs ordering/);
+    // A dispatch whose worker does not apply `order` (your own, RabbitMQ's): the events would run unordered.
     expect(() => createReceiver({ secret, order: true, dispatch: async () => {} })).toThrow(
-      /`order` works where the handlers run, and with `dispatch` they run in a queue worker/,
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: expect.stringMatching(/`order` with `dispatch` needs a hand-off whose worker applies it/),
+      }),
     );
+    // One that says its worker does (the BullMQ and pg-boss `enqueueTo`) is taken.
+    const ordering = Object.assign(async () => {}, { appliesOrder: true });
+    expect(() => createReceiver({ secret, order: true, dispatch: ordering })).not.toThrow();
   });
 });

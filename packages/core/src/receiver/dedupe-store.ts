@@ -59,7 +59,8 @@ export interface DedupeStore {
    * For the receiver's `order` option (the four order methods come together). Atomically, for the object
    * `key`: `stale` when `version` is not newer than the object's completed version; `in-flight` when
    * another token holds the object's live lease; otherwise hold the object for `leaseMs` under `token`.
-   * Versions compare as strings, bytewise (the receiver encodes them so that this is their order).
+   * Versions compare as strings, bytewise (the receiver encodes them so that this is their order, and
+   * asks with a version just past the event's, so that an event tying with the completed one runs).
    */
   claimOrder?(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult>;
   /**

@@ -14,6 +14,7 @@ import { type HandlerRegistry, hasSchemas, type Registered } from './handler-reg
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
 import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
+import { claimVersion } from './order.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
@@ -190,10 +191,9 @@ export class DeliveryPipeline {
 
   /** `order`: newer than the object's completed version goes on, older is `stale`, a busy object 409. */
   async #claimOrder(d: Delivery): Promise<ReceiverResponse | undefined> {
-    const { order, store, leaseMs, retainMs } = this.opts;
+    const { order, store, leaseMs, retainMs, dispatch } = this.opts;
     const { event, token } = d;
-    // No order without a claim: the store was down and 'process' let the event by.
-    if (order === undefined || token === undefined) return undefined;
+    if (order === undefined) return undefined;
     let slot: ReturnType<typeof order>;
     try {
       slot = order(event);
@@ -207,9 +207,17 @@ export class DeliveryPipeline {
       return undefined;
     }
     const { key, version } = slot;
+    // A queue's worker orders the job with its own store calls (JobOrder). Here, no order without a
+    // claim: the store was down and 'process' let the event by.
+    if (dispatch !== undefined || token === undefined) {
+      if (dispatch !== undefined) d.queuedOrder = { key, version };
+      return undefined;
+    }
     let result: OrderClaimResult;
     try {
-      result = await this.#store(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));
+      result = await this.#store(d.obs, 'claimOrder', () =>
+        store.claimOrder!(key, claimVersion(version), token, leaseMs),
+      );
     } catch (error) {
       const answer = this.#storeFailed(d, error, 'ordering');
       if (answer !== undefined) void this.run.release(d);
@@ -279,6 +287,7 @@ export class DeliveryPipeline {
     const dispatched: DispatchedEvent = { event, ctx: ctx!, claim: ctx!.claim };
     const traceContext = obs?.traceContext?.();
     if (traceContext !== undefined) dispatched.traceContext = traceContext;
+    if (d.queuedOrder !== undefined) dispatched.order = d.queuedOrder;
     try {
       await this.#store(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
       return RECEIVED;

@@ -10,7 +10,7 @@ import { sleep, type TestApi } from './test-api.js';
 type Store = DedupeStore;
 const HOUR = 3_600_000;
 const object = () => `message:msg_contract_${randomBytes(8).toString('hex')}`;
-/** Versions as the receiver encodes them: fixed-width instants, then the event id. */
+/** Versions of fixed-width instants and an id: to a store any version is a string, compared bytewise. */
 const v = (at: number, id = 'evt_a') => `${String(at).padStart(15, '0')}.${'0'.repeat(15)}.${id}`;
 
 function ops(store: Store) {
@@ -196,6 +196,43 @@ export function orderRuleContract(makeStore: () => Store | Promise<Store>, { it 
         stale: true,
       });
       assert.deepEqual(seen, ['message.sent', 'message.failed']);
+    }
+  });
+
+  it('order: true: message.delivered and message.failed of one instant (a true tie) are both handled, in either order', async () => {
+    const { receiver, send } = await app();
+    const seen: string[] = [];
+    receiver.on(
+      ['message.sent', 'message.delivered', 'message.failed'],
+      (event) => void seen.push(event.type),
+    );
+    const at = '2026-11-26T10:00:07Z';
+    // Equal updated_at, created_at and rank: only the ids differ, on both sides of each other.
+    for (const [first, second] of [
+      ['message.delivered', 'message.failed'],
+      ['message.failed', 'message.delivered'],
+    ] as const) {
+      for (const [firstId, secondId] of [
+        ['evt_zzzz', 'evt_aaaa'],
+        ['evt_aaaa', 'evt_zzzz'],
+      ] as const) {
+        const msg = message();
+        seen.length = 0;
+        const suffix = randomBytes(4).toString('hex');
+        for (const [type, id] of [
+          [first, firstId],
+          [second, secondId],
+        ] as const) {
+          assert.deepEqual((await send(signed(type, msg, at, `${id}_${suffix}`))).json, { received: true });
+        }
+        assert.deepEqual(seen, [first, second], `${first} ${firstId} then ${second} ${secondId}`);
+        // Still ordered against what is older: a message.sent of the same instant is stale.
+        assert.deepEqual((await send(signed('message.sent', msg, at, `evt_sent_${suffix}`))).json, {
+          received: true,
+          stale: true,
+        });
+        assert.deepEqual(seen, [first, second]);
+      }
     }
   });
 }
