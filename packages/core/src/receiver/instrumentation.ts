@@ -25,6 +25,7 @@ export type StoreOperation =
   | 'release'
   | 'dispatch'
   | 'claimOrder'
+  | 'claimWithOrder'
   | 'completeOrder'
   | 'releaseOrder';
 
