@@ -1,6 +1,6 @@
 // What `order: true` costs: acknowledged deliveries per second through receiver.handle with RedisStore and
 // PostgresStore, order off and on, same run, rounds alternating; and the store round trips each delivery
-// makes before its answer (counted by a wrapper around the store, not timed). Each delivery is a new
+// makes before its answer and in all (counted at the client: ioredis' call, pg's query; not timed). Each delivery is a new
 // status of one of 200 messages, in order, so every ordered event is claimed (none stale).
 // Run: pnpm exec tsx test/bench/order-cost.ts [--quick]
 import { createReceiver, createTestDelivery, type DedupeStore, type Receiver } from '@sms-webhooks/core';
@@ -18,22 +18,26 @@ const secret = 'whsec_bench_order0123456789abcdef012345';
 let errors = 0;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** The store, with every call made while `counting` is on counted. */
-function counted(store: DedupeStore) {
+type Tally = { calls: number; counting: boolean };
+
+/**
+ * A client whose round trips are counted while `counting` is on: ioredis' `call` (each store operation
+ * is one EVALSHA, or EVAL after NOSCRIPT) or pg's `query` (one statement each).
+ */
+function counted<C extends object>(client: C, method: 'call' | 'query'): { client: C; tally: Tally } {
   const tally = { calls: 0, counting: false };
-  const wrapped = new Proxy(store, {
-    get(target, name, receiver) {
-      const value = Reflect.get(target, name, receiver);
+  const wrapped = new Proxy(client, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
       if (typeof value !== 'function') return value;
-      // Bound to the store itself: its private fields are not reachable through the proxy.
-      if (name === 'init') return value.bind(target);
+      if (name !== method) return value.bind(target);
       return (...args: unknown[]) => {
         if (tally.counting) tally.calls++;
         return value.apply(target, args);
       };
     },
   });
-  return { store: wrapped, tally };
+  return { client: wrapped, tally };
 }
 
 let sequence = 0;
@@ -64,35 +68,50 @@ async function round(receiver: Receiver): Promise<number> {
   return rate;
 }
 
-/** Store calls before the answer of one delivery, in 'immediately' mode (the handler runs after it). */
-async function callsBeforeAnswer(receiver: Receiver, tally: { calls: number; counting: boolean }) {
+/**
+ * Round trips before the answer of one delivery, in 'immediately' mode (the handler waits on a gate, so
+ * nothing after the answer has started), and in all once the handler ran and the outcome was recorded.
+ */
+async function roundTrips(receiver: Receiver, tally: Tally, gate: { open: () => void }) {
   const [d] = deliveries(1);
   await receiver.drain();
   tally.calls = 0;
   tally.counting = true;
+  holding = true;
   await receiver.handle({ rawBody: d!.body, headers: d!.headers });
-  tally.counting = false;
-  const calls = tally.calls;
+  const before = tally.calls;
+  holding = false;
+  gate.open();
   await receiver.drain();
-  return calls;
+  tally.counting = false;
+  return { before, total: tally.calls };
 }
 
-async function compare(name: string, make: () => DedupeStore) {
+let holding = false;
+
+async function compare(name: string, make: () => { store: DedupeStore; tally: Tally }) {
   const rates = { off: [] as number[], on: [] as number[] };
   const receivers = {} as Record<
     'off' | 'on',
-    { receiver: Receiver; tally: { calls: number; counting: boolean } }
+    { receiver: Receiver; tally: Tally; gate: { open: () => void } }
   >;
   for (const mode of ['off', 'on'] as const) {
-    const { store, tally } = counted(make());
+    const { store, tally } = make();
     const receiver = createReceiver({
       secret,
       store,
       order: mode === 'on',
       logger: { warn() {}, error: (m: string) => void (errors++ === 0 && console.error(m)) },
     });
-    receiver.on('message.delivered', async () => {});
-    receivers[mode] = { receiver, tally };
+    const gate = { wait: Promise.resolve(), open: () => {} };
+    receiver.on('message.delivered', () => {
+      if (!holding) return undefined;
+      gate.wait = new Promise<void>((resolve) => {
+        gate.open = resolve;
+      });
+      return gate.wait;
+    });
+    receivers[mode] = { receiver, tally, gate: { open: () => gate.open() } };
   }
   for (let i = 0; i < ROUNDS; i++) {
     for (const mode of i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
@@ -100,14 +119,14 @@ async function compare(name: string, make: () => DedupeStore) {
     }
   }
   const trips = {
-    off: await callsBeforeAnswer(receivers.off.receiver, receivers.off.tally),
-    on: await callsBeforeAnswer(receivers.on.receiver, receivers.on.tally),
+    off: await roundTrips(receivers.off.receiver, receivers.off.tally, receivers.off.gate),
+    on: await roundTrips(receivers.on.receiver, receivers.on.tally, receivers.on.gate),
   };
   const off = median(rates.off);
   const on = median(rates.on);
   console.log(
-    `${name.padEnd(14)} order off ${off.toFixed(0).padStart(6)}/s (${trips.off} store call before the answer)   ` +
-      `order on ${on.toFixed(0).padStart(6)}/s (${trips.on})   on/off ${(on / off).toFixed(2)}x`,
+    `${name.padEnd(14)} order off ${off.toFixed(0).padStart(6)}/s (round trips: ${trips.off.before} before the answer, ${trips.off.total} in all)   ` +
+      `order on ${on.toFixed(0).padStart(6)}/s (${trips.on.before}, ${trips.on.total})   on/off ${(on / off).toFixed(2)}x`,
   );
 }
 
@@ -115,14 +134,20 @@ const redis = await startRedisServer();
 const db = await createDatabase('bench_order');
 try {
   const client = new Redis(redis.url);
-  await compare(
-    'RedisStore',
-    () => new RedisStore({ client, clientType: 'ioredis', prefix: `bench-${Date.now()}:` }),
-  );
+  await compare('RedisStore', () => {
+    const { client: c, tally } = counted(client, 'call');
+    return {
+      store: new RedisStore({ client: c, clientType: 'ioredis', prefix: `bench-${Date.now()}:` }),
+      tally,
+    };
+  });
   client.disconnect();
   const pool = pgPool(db.url, { max: 10 });
   await new PostgresStore({ pool }).migrate();
-  await compare('PostgresStore', () => new PostgresStore({ pool, statementTimeoutMs: 10_000 }));
+  await compare('PostgresStore', () => {
+    const { client: p, tally } = counted(pool, 'query');
+    return { store: new PostgresStore({ pool: p, statementTimeoutMs: 10_000, sweepIntervalMs: 0 }), tally };
+  });
   await pool.end();
 } finally {
   await redis.stop();
