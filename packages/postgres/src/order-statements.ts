@@ -30,6 +30,8 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at);
 }
 
 export interface OrderStatements {
+  /** $1 object key, $2 version, $3 token, $4 retainMs, $5 event key → one row { ok }: as `complete` */
+  completeWithOrder: string;
   /**
    * $1 event key, $2 token, $3 leaseMs, $4 object key, $5 version, $6 retainMs → one row { result }:
    * 'claimed', 'in-flight', 'completed', 'stale', 'object-in-flight', or 'lost' (see claimWithOrder)
@@ -116,6 +118,27 @@ SELECT CASE
   WHEN EXISTS (SELECT 1 FROM ${t} WHERE key = $1::text AND expires_at > clock_timestamp()) THEN 'in-flight'
   ELSE 'object-in-flight'
 END AS result`,
+    // completeOrder's CTEs and then complete's UPDATE: one statement, one commit.
+    completeWithOrder: `WITH prev AS (
+  SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
+), up AS (
+  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
+  VALUES ($1::text, $2::text, NULL, NULL, ${MS('$4')})
+  ON CONFLICT (key) DO UPDATE
+    SET version = CASE
+          WHEN NOT (${live}) OR o.version IS NULL OR o.version < excluded.version THEN excluded.version
+          ELSE o.version END,
+        token = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.token END,
+        lease_until = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.lease_until END,
+        expires_at = GREATEST(o.expires_at, excluded.expires_at)
+  RETURNING 1
+), done AS (
+  UPDATE ${t} SET state = 'completed', expires_at = ${MS('$4')}
+  WHERE key = $5::text AND token = $3::text
+    AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
+  RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM done) AS ok, (SELECT count(*) FROM up)::int AS n`,
     completeOrder: `WITH prev AS (
   SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
 ), up AS (

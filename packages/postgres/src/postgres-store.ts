@@ -322,6 +322,29 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     return 'object-in-flight';
   }
 
+  /** `completeOrder` and `complete` in one statement (see DedupeStore.completeWithOrder). */
+  async completeWithOrder(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean> {
+    const values = [
+      storedKey(object.key),
+      object.version,
+      token,
+      duration('retainMs', retainMs),
+      storedKey(key),
+    ];
+    const rows = await this.#bounded(
+      this.#ordered(this.#run('completeWithOrder', this.#order.completeWithOrder, values)),
+      `completion of ${key.slice(0, 80)}`,
+    );
+    const row = rows[0] as { ok?: unknown } | undefined;
+    if (rows.length !== 1 || typeof row?.ok !== 'boolean') throw this.#badReply('completeWithOrder', rows);
+    return row.ok;
+  }
+
   async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
     return this.#completeOrderOn(this.#run, { key, version, token }, duration('retainMs', retainMs));
   }

@@ -14,6 +14,7 @@ import {
   CLAIM_WITH_ORDER,
   COMPLETE,
   COMPLETE_ORDER,
+  COMPLETE_WITH_ORDER,
   INSPECT,
   type LuaScript,
   RELEASE,
@@ -214,6 +215,31 @@ export class RedisStore implements DedupeStore {
     }
     if (typeof reply !== 'string' || !BOTH_RESULTS.has(reply)) throw this.#badReply(CLAIM_WITH_ORDER, reply);
     return reply as ClaimWithOrderResult;
+  }
+
+  /** `completeOrder` and `complete` in one script (see DedupeStore.completeWithOrder); two on a cluster. */
+  async completeWithOrder(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean> {
+    if (this.#oneStep) {
+      const keys = [this.keyFor(key), orderKey(this.prefix, object.key)];
+      const work = this.#runOn(COMPLETE_WITH_ORDER, keys, [
+        token,
+        duration('retainMs', retainMs),
+        object.version,
+      ]);
+      try {
+        return this.#flag(COMPLETE_WITH_ORDER, await this.#bounded(work, COMPLETE_WITH_ORDER, key));
+      } catch (error) {
+        if (!isCrossSlot(error)) throw error;
+        this.#oneStep = false;
+      }
+    }
+    await this.completeOrder(object.key, object.version, token, retainMs);
+    return this.complete(key, token, retainMs);
   }
 
   async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {

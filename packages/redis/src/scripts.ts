@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * The Lua scripts behind RedisStore. Each touches exactly one key (KEYS[1]), so they run on Redis
- * Cluster, and each is one atomic round trip; all but `claimWithOrder`, which takes an event and its
- * object at once (two keys, two hash slots: not on a cluster, where the store makes the two calls).
+ * Cluster, and each is one atomic round trip; all but `claimWithOrder` and `completeWithOrder`, which
+ * take an event and its object at once (two keys, two hash slots: not on a cluster, where the store
+ * makes the two calls).
  *
  * Values: `p:<token>` while a claim is in flight (the key expires after the lease), `c:<token>` once
  * completed (expires after the retention). The `p:`/`c:` prefixes keep any token from being read as a
@@ -17,6 +18,7 @@ export interface LuaScript {
     | 'renew'
     | 'claimOrder'
     | 'claimWithOrder'
+    | 'completeWithOrder'
     | 'completeOrder'
     | 'releaseOrder'
     | 'renewOrder'
@@ -161,6 +163,28 @@ if held then
 end
 keep(KEYS[1], tonumber(ARGV[3]))
 if held then return 1 end
+return 0
+`,
+);
+
+/**
+ * KEYS: the event, its object. ARGV: token, retainMs, version. COMPLETE_ORDER and then COMPLETE in one
+ * step; returns what COMPLETE would (1 when `token` held the event's live claim, now completed).
+ */
+export const COMPLETE_WITH_ORDER = script(
+  'completeWithOrder',
+  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[2], 'v')
+if not v or before(v, ARGV[3]) then
+  redis.call('HSET', KEYS[2], 'v', ARGV[3])
+end
+if redis.call('HGET', KEYS[2], 't') == ARGV[1] then
+  redis.call('HDEL', KEYS[2], 't', 'l')
+end
+keep(KEYS[2], tonumber(ARGV[2]))
+if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then
+  redis.call('SET', KEYS[1], 'c:' .. ARGV[1], 'PX', ARGV[2])
+  return 1
+end
 return 0
 `,
 );

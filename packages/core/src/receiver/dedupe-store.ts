@@ -93,6 +93,17 @@ export interface DedupeStore {
     leaseMs: number,
     object: ObjectSlot,
   ): Promise<ClaimWithOrderResult>;
+  /**
+   * Optional, for one round trip after the handlers: `completeOrder(object.key, object.version, token,
+   * retainMs)` and then `complete(key, token, retainMs)`, in one atomic step. Resolves as `complete`
+   * does. A store without it gets the two calls.
+   */
+  completeWithOrder?(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean>;
   /** Frees the object's lease if `token` holds it; its completed version stays. */
   releaseOrder?(key: string, token: string): Promise<boolean>;
   /** Extends the object's lease to `leaseMs` from now if `token` holds it live, as `renew` does for events. */

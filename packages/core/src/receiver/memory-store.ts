@@ -100,6 +100,19 @@ export class MemoryStore implements DedupeStore {
     return 'stale';
   }
 
+  /** `completeOrder` and `complete` in one step (see DedupeStore.completeWithOrder). */
+  async completeWithOrder(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean> {
+    const now = this.#now() - this.#epoch;
+    this.#objects ??= new MemoryOrder(this.maxEntries);
+    this.#objects.complete(object.key, object.version, token, retainMs, now);
+    return this.#complete(key, token, retainMs, now);
+  }
+
   /** Holds `key` for `token`; `record` is what the Map held for it (expired, or nothing). */
   #take(key: string, record: number | Claim | undefined, token: string, leaseMs: number, now: number): void {
     if (typeof record === 'number') {

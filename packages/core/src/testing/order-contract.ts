@@ -107,8 +107,9 @@ export function orderContract(makeStore: () => Store | Promise<Store>, { it }: T
 }
 
 /**
- * The rows of `claimWithOrder`, the optional one-step claim of an event and its object: each row
- * passes at once for a store without it (the receiver then makes the two calls the other rows check).
+ * The rows of `claimWithOrder` and `completeWithOrder`, the optional one-step claim and completion of an
+ * event and its object: each row passes at once for a store without the method (the receiver then
+ * makes the two calls the other rows check).
  */
 export function claimWithOrderContract(makeStore: () => Store | Promise<Store>, { it }: TestApi): void {
   const event = () => `evt_contract_${randomBytes(8).toString('hex')}`;
@@ -174,6 +175,25 @@ export function claimWithOrderContract(makeStore: () => Store | Promise<Store>, 
     await s.store.release(e, 'c');
     await s.o.release(k, 'a');
     assert.equal(await s.claimBoth(e, k, v(2), 'd'), 'claimed');
+  });
+
+  it('completeWithOrder: advances the version, frees the object and completes the event, in one step', async () => {
+    const store = await makeStore();
+    if (typeof store.completeWithOrder !== 'function') return;
+    const o = ops(store);
+    const [e, k] = [event(), object()];
+    await store.claim(e, 'a', HOUR);
+    await o.claim(k, v(7), 'a');
+    assert.equal(await store.completeWithOrder(e, 'a', HOUR, { key: k, version: v(7) }), true);
+    assert.equal(await store.claim(e, 'b', HOUR), 'completed');
+    assert.equal(await o.claim(k, v(7), 'b'), 'stale');
+    assert.equal(await o.claim(k, v(8), 'b'), 'claimed', 'the lease was freed');
+    // Not the event's holder: false, and the event stays as it was; the version still advances.
+    const [e2, k2] = [event(), object()];
+    await store.claim(e2, 'c', HOUR);
+    assert.equal(await store.completeWithOrder(e2, 'intruder', HOUR, { key: k2, version: v(3) }), false);
+    assert.equal(await store.claim(e2, 'd', HOUR), 'in-flight');
+    assert.equal(await o.claim(k2, v(2), 'd'), 'stale');
   });
 
   it('claimWithOrder: of many events of one object at once, exactly one is claimed', async () => {
