@@ -26,6 +26,7 @@ export type StoreOperation =
   | 'dispatch'
   | 'claimOrder'
   | 'claimWithOrder'
+  | 'completeWithOrder'
   | 'completeOrder'
   | 'releaseOrder';
 
