@@ -3,6 +3,7 @@
 // makes before its answer and in all (counted at the client: ioredis' call, pg's query; not timed). Each delivery is a new
 // status of one of 200 messages, in order, so every ordered event is claimed (none stale).
 // Run: pnpm bench:order [--quick] [--two-calls]
+import { readFileSync } from 'node:fs';
 import { createReceiver, createTestDelivery, type DedupeStore, type Receiver } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
 import { RedisStore } from '@sms-webhooks/redis';
@@ -63,9 +64,19 @@ function deliveries(n: number) {
   });
 }
 
-async function round(receiver: Receiver): Promise<number> {
+/** CPU seconds used so far by the store's server (Redis, or this database's backends). */
+type ServerCpu = () => Promise<number>;
+
+/**
+ * One round: the acknowledged rate (the answers only), and the CPU each delivery cost in all, this
+ * process and the store's server together, the completions after the answers included. The CPU figure
+ * moves less with the machine's other load than the rate does.
+ */
+async function round(receiver: Receiver, serverCpu: ServerCpu): Promise<{ rate: number; cpuUs: number }> {
   const batch = deliveries(PER_ROUND);
   let next = 0;
+  const server = await serverCpu();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: AT_ONCE }, async () => {
@@ -74,12 +85,15 @@ async function round(receiver: Receiver): Promise<number> {
         const res = await receiver.handle({ rawBody: d.body, headers: d.headers });
         // 409: another status of the same message still runs here (32 at once over 200 messages).
         if (res.status !== 200 && res.status !== 409) throw new Error(`answered ${res.status}: ${res.body}`);
+        if (res.status === 409) busy++;
       }
     }),
   );
   const rate = PER_ROUND / ((performance.now() - started) / 1000);
   await receiver.drain();
-  return rate;
+  const used = process.cpuUsage(cpu);
+  const serverUs = ((await serverCpu()) - server) * 1e6;
+  return { rate, cpuUs: (used.user + used.system + serverUs) / PER_ROUND };
 }
 
 /**
@@ -102,9 +116,12 @@ async function roundTrips(receiver: Receiver, tally: Tally, gate: { open: () => 
 }
 
 let holding = false;
+/** 409 answers in the timed rounds. */
+let busy = 0;
 
-async function compare(name: string, make: () => { store: DedupeStore; tally: Tally }) {
+async function compare(name: string, make: () => { store: DedupeStore; tally: Tally }, serverCpu: ServerCpu) {
   const rates = { off: [] as number[], on: [] as number[] };
+  const cpus = { off: [] as number[], on: [] as number[] };
   const receivers = {} as Record<
     'off' | 'on',
     { receiver: Receiver; tally: Tally; gate: { open: () => void } }
@@ -127,9 +144,14 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
     });
     receivers[mode] = { receiver, tally, gate: { open: () => gate.open() } };
   }
+  const busyBefore = { off: 0, on: 0 };
   for (let i = 0; i < ROUNDS; i++) {
     for (const mode of i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-      rates[mode].push(await round(receivers[mode].receiver));
+      const b = busy;
+      const r = await round(receivers[mode].receiver, serverCpu);
+      busyBefore[mode] += busy - b;
+      rates[mode].push(r.rate);
+      cpus[mode].push(r.cpuUs);
     }
   }
   const trips = {
@@ -140,10 +162,16 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
   const on = median(rates.on);
   // Each round's two runs sit side by side in time: their ratio drifts less with the machine's other load.
   const paired = median(rates.on.map((r, i) => r / rates.off[i]!));
+  const cpu = { off: median(cpus.off), on: median(cpus.on) };
   console.log(
     `${name.padEnd(14)} order off ${off.toFixed(0).padStart(6)}/s (round trips: ${trips.off.before} before the answer, ${trips.off.total} in all)   ` +
       `order on ${on.toFixed(0).padStart(6)}/s (${trips.on.before}, ${trips.on.total})   on/off ${(on / off).toFixed(2)}x ` +
       `(median of the rounds' ratios ${paired.toFixed(2)}x)`,
+  );
+  console.log(
+    `${''.padEnd(14)} CPU per delivery, this process and the store's server: order off ${cpu.off.toFixed(0)} µs, ` +
+      `order on ${cpu.on.toFixed(0)} µs: off/on ${(cpu.off / cpu.on).toFixed(2)}x; ` +
+      `409 answers: off ${busyBefore.off}, on ${busyBefore.on} of ${ROUNDS * PER_ROUND} each`,
   );
 }
 
@@ -151,20 +179,49 @@ const redis = await startRedisServer();
 const db = await createDatabase('bench_order');
 try {
   const client = new Redis(redis.url);
-  await compare('RedisStore', () => {
-    const { client: c, tally } = counted(client, 'call');
-    return {
-      store: new RedisStore({ client: c, clientType: 'ioredis', prefix: `bench-${Date.now()}:` }),
-      tally,
-    };
-  });
+  const redisCpu = async () => {
+    const info = await client.info('cpu');
+    const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+    return field('used_cpu_user') + field('used_cpu_sys');
+  };
+  await compare(
+    'RedisStore',
+    () => {
+      const { client: c, tally } = counted(client, 'call');
+      return {
+        store: new RedisStore({ client: c, clientType: 'ioredis', prefix: `bench-${Date.now()}:` }),
+        tally,
+      };
+    },
+    redisCpu,
+  );
   client.disconnect();
   const pool = pgPool(db.url, { max: 10 });
   await new PostgresStore({ pool }).migrate();
-  await compare('PostgresStore', () => {
-    const { client: p, tally } = counted(pool, 'query');
-    return { store: new PostgresStore({ pool: p, statementTimeoutMs: 10_000, sweepIntervalMs: 0 }), tally };
-  });
+  // The backends serving this database, read from /proc (utime + stime, in clock ticks of 10 ms).
+  const postgresCpu = async () => {
+    const { rows } = await pool.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    let ticks = 0;
+    for (const { pid } of rows as { pid: number }[]) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // a backend that just ended
+      }
+    }
+    return ticks / 100;
+  };
+  await compare(
+    'PostgresStore',
+    () => {
+      const { client: p, tally } = counted(pool, 'query');
+      return { store: new PostgresStore({ pool: p, statementTimeoutMs: 10_000, sweepIntervalMs: 0 }), tally };
+    },
+    postgresCpu,
+  );
   await pool.end();
 } finally {
   await redis.stop();
