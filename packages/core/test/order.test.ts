@@ -188,14 +188,15 @@ describe('order: true (events out of order)', () => {
     expect(ran).toEqual(['message.delivered']);
   });
 
-  it('costs exactly one more store call before the answer, and none when off', async () => {
+  it('costs no extra store call before the answer: one claimWithOrder in place of claim', async () => {
     const calls: string[] = [];
-    const counting = () => {
+    const counting = (hide?: string) => {
       const inner = new MemoryStore();
       return new Proxy(inner, {
+        has: (target, name) => name !== hide && Reflect.has(target, name),
         get(target, name) {
           const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
+          if (typeof value !== 'function' || name === hide) return name === hide ? undefined : value;
           return (...args: unknown[]) => {
             calls.push(String(name));
             return value.apply(target, args);
@@ -209,10 +210,58 @@ describe('order: true (events out of order)', () => {
       calls.length = 0;
       const d = delivery('message.delivered', 'msg_8', at(1));
       await receiver.handle({ rawBody: d.body, headers: d.headers });
-      expect(calls, `order ${order}`).toEqual(order ? ['claim', 'claimOrder'] : ['claim']);
+      expect(calls, `order ${order}`).toEqual(order ? ['claimWithOrder'] : ['claim']);
       await receiver.drain();
-      expect(calls.slice(order ? 2 : 1)).toEqual(order ? ['completeOrder', 'complete'] : ['complete']);
+      expect(calls.slice(1)).toEqual(order ? ['completeWithOrder'] : ['complete']);
     }
+    // A store without claimWithOrder (a third party's): the two calls, one after the other.
+    const receiver = createReceiver({
+      secret,
+      order: true,
+      store: counting('claimWithOrder'),
+      logger: captureLogger(),
+    });
+    receiver.on('message.delivered', () => {});
+    calls.length = 0;
+    const d = delivery('message.delivered', 'msg_9', at(1));
+    await receiver.handle({ rawBody: d.body, headers: d.headers });
+    expect(calls).toEqual(['claim', 'claimOrder']);
+    await receiver.drain();
+  });
+
+  it('a store without claimWithOrder keeps every answer: stale, busy 409, duplicate', async () => {
+    const inner = new MemoryStore();
+    const { claimWithOrder: _, ...rest } = Object.fromEntries(
+      [
+        'localKeys',
+        'claim',
+        'complete',
+        'release',
+        'renew',
+        'claimOrder',
+        'completeOrder',
+        'releaseOrder',
+        'renewOrder',
+      ].map((m) => {
+        const value = (inner as unknown as Record<string, unknown>)[m];
+        return [m, typeof value === 'function' ? value.bind(inner) : value];
+      }),
+    );
+    const gate = deferred();
+    const { receiver, send } = app({ store: rest as never, respond: 'immediately' });
+    receiver.on('message.failed', () => gate.promise);
+    const failed = delivery('message.failed', 'msg_10', at(30));
+    expect(await send(failed)).toEqual({ status: 200, json: { received: true } });
+    const delivered = delivery('message.delivered', 'msg_10', at(40));
+    expect((await send(delivered)).status).toBe(409);
+    gate.resolve();
+    await receiver.drain();
+    expect(await send(delivery('message.sent', 'msg_10', at(10)))).toEqual({
+      status: 200,
+      json: { received: true, stale: true },
+    });
+    expect(await send(failed)).toEqual({ status: 200, json: { received: true, duplicate: true } });
+    expect(await send(delivered)).toEqual({ status: 200, json: { received: true } });
   });
 
   it('fails at start-up: a store without the order methods, a bad option, onStale without order', () => {

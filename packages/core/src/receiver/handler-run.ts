@@ -116,6 +116,14 @@ export class HandlerRun {
     const { order, obs, event } = d;
     const { store, retainMs } = this.opts;
     try {
+      if (order !== undefined && succeeded && store.completeWithOrder !== undefined) {
+        // One round trip: the version advances and the record completes together.
+        const object = { key: order.key, version: order.version };
+        await call(obs, 'completeWithOrder', () =>
+          store.completeWithOrder!(event.id, d.token!, retainMs, object),
+        );
+        return;
+      }
       if (order !== undefined) {
         if (succeeded) {
           await call(obs, 'completeOrder', () =>

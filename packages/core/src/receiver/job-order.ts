@@ -3,12 +3,12 @@ import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
 import { optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
+import { ownerToken } from './claim-step.js';
 import { type DedupeStore, supportsOrder } from './dedupe-store.js';
 import type { QueuedOrder } from './dispatch.js';
 import type { OrderClaim } from './handler-registry.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { claimVersion } from './order.js';
-import { ownerToken } from './pipeline.js';
 import { SampledLog } from './sampled-log.js';
 
 /** Called for each job found stale: its event, its object, and the job (the queue's own). */
