@@ -5,7 +5,9 @@ import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
-import { verifyDelivery } from '../verify/verify-webhook.js';
+import { tenantKey } from '../verify/tenant-secrets.js';
+import { verifyTenantDelivery } from '../verify/verify-tenant.js';
+import { type Verified, verifyDelivery } from '../verify/verify-webhook.js';
 import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import type { DispatchedEvent } from './dispatch.js';
@@ -87,8 +89,9 @@ export class DeliveryPipeline {
     if (rawBodyByteLength(rawBody) > this.opts.maxBodyBytes) {
       return this.refusals.refuse(payloadTooLarge(this.opts.maxBodyBytes));
     }
-    const event = await this.#verify(rawBody, headers);
-    if (!('id' in event)) return event;
+    const verified = await this.#verify(rawBody, headers, incoming);
+    if (!('event' in verified)) return verified;
+    const { event, key, tenant } = verified;
     const attempt = parseAttempt(readHeader(headers, this.opts.names.attempt));
     obs?.verified(event, attempt ?? undefined);
 
@@ -96,7 +99,7 @@ export class DeliveryPipeline {
     if (handlers.length === 0) return this.#ignore(event);
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
-    const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
+    const d: Delivery = { event, key, tenant, handlers: handlers as Delivery['handlers'], obs };
     const refused = (await this.#claim(d)) ?? (this.opts.order && (await this.#claimOrder(d)));
     if (refused !== undefined) return refused;
 
@@ -104,8 +107,10 @@ export class DeliveryPipeline {
       d.ctx = {
         attempt: this.#attempt(attempt, event),
         receivedAt: new Date(this.opts.clock.now()),
-        claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
+        claim: d.token === undefined ? undefined : { key, token: d.token },
+        secretIndex: verified.secretIndex,
       };
+      if (tenant !== undefined) d.ctx.tenant = tenant;
       if (d.order !== undefined) d.ctx.order = d.order;
       if (this.opts.dispatch !== undefined) return await this.#dispatch(d);
       return await this.#respond(d, incoming.waitUntil);
@@ -120,15 +125,14 @@ export class DeliveryPipeline {
   async #verify(
     rawBody: string | Uint8Array,
     headers: HeaderSource,
-  ): Promise<AnyWebhookEvent | ReceiverResponse> {
-    const { secrets, tolerance, names, clock } = this.opts;
+    incoming: IncomingDelivery,
+  ): Promise<Verified | ReceiverResponse> {
+    const { secrets, tenants, tolerance, names, clock } = this.opts;
+    const now = Math.floor(clock.now() / 1000);
     try {
-      return await verifyDelivery(
-        rawBody,
-        headers,
-        { secrets, tolerance, names },
-        Math.floor(clock.now() / 1000),
-      );
+      if (tenants === undefined)
+        return await verifyDelivery(rawBody, headers, { secrets, tolerance, names }, now);
+      return await verifyTenantDelivery(rawBody, headers, incoming, tenants, { tolerance, names }, now);
     } catch (error) {
       if (!isWebhookVerificationError(error)) throw error;
       return this.refusals.refuse(refusal(error.code, error.message), error.message);
@@ -161,7 +165,7 @@ export class DeliveryPipeline {
     let claimed: ClaimResult;
     try {
       if (!this.#initialized) await this.#init();
-      claimed = await this.#store(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
+      claimed = await this.#store(d.obs, 'claim', () => store.claim(d.key, token, leaseMs));
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');
     }
@@ -206,7 +210,8 @@ export class DeliveryPipeline {
       this.refusals.sampled.warn('unordered events', () => `${detail}; handled without ordering.`);
       return undefined;
     }
-    const { key, version } = slot;
+    const { version } = slot;
+    const key = d.tenant === undefined ? slot.key : tenantKey(d.tenant, slot.key);
     let result: OrderClaimResult;
     try {
       result = await this.#store(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));

@@ -1,0 +1,48 @@
+import { platform } from '../base/platform/index.js';
+import { isWebhookVerificationError, WebhookVerificationError } from './errors.js';
+import { type HeaderNames, type HeaderSource, readHeader } from './headers.js';
+import type { RawBody } from './parse-event.js';
+import { type RequestPlace, type TenantSecrets, tenantKey } from './tenant-secrets.js';
+import { checkTimestamp, matchDigests, parseSignatureHeader } from './verify-signature.js';
+import { parseVerified, type Verified } from './verify-webhook.js';
+
+/**
+ * The receiver's verification with a `secret` function. The header is read and its timestamp checked
+ * first (a malformed or replayed request never reaches the lookup), then the request's tenant and its
+ * secrets are looked up. An unknown tenant's request is checked against a dummy secret of the same shape
+ * and refused only after that comparison fails, so it takes the time of a known tenant's wrong signature:
+ * the same HMAC, the same comparison, the same cached (or not) lookup. Nothing is written before.
+ */
+export async function verifyTenantDelivery(
+  rawBody: RawBody,
+  headers: HeaderSource,
+  place: RequestPlace,
+  tenants: TenantSecrets,
+  check: { tolerance: number; names: HeaderNames },
+  now: number,
+): Promise<Verified> {
+  const header = parseSignatureHeader(readHeader(headers, check.names.signature));
+  checkTimestamp(header, check.tolerance, now);
+  const { tenant, secrets } = await tenants.lookup(headers, place);
+  const expected = await Promise.all(
+    (secrets ?? tenants.dummy).map((s) => platform.sign(s, header.timestampText, rawBody)),
+  );
+  let secretIndex: number;
+  try {
+    secretIndex = matchDigests(expected, header);
+  } catch (error) {
+    if (secrets === undefined && isWebhookVerificationError(error)) throw unknownTenant();
+    throw error;
+  }
+  // Only a dummy secret that matched gets here, which needs its 192 random bits guessed.
+  if (secrets === undefined || tenant === undefined) throw unknownTenant();
+  const event = parseVerified(rawBody, headers, check.names);
+  return { event, key: tenantKey(tenant, event.id), secretIndex, tenant };
+}
+
+function unknownTenant(): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'unknown_tenant',
+    'No webhook is configured for the tenant this request names. Check the URL the webhook was created with.',
+  );
+}
