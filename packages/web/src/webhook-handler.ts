@@ -59,7 +59,8 @@ export function webhookHandler(receiver: Receiver, options: WebhookHandlerOption
   }
   return (request, context) => {
     const waitUntil = pickWaitUntil(context, options.waitUntil);
-    const params = paramsOf?.(request, context) ?? (context as { params?: unknown } | null | undefined)?.params;
+    const params =
+      paramsOf?.(request, context) ?? (context as { params?: unknown } | null | undefined)?.params;
     if (params === undefined || params === null) return handleWebRequest(receiver, request, { waitUntil });
     if (typeof (params as PromiseLike<unknown>).then !== 'function') {
       return handleWebRequest(receiver, request, { waitUntil, params: params as RouteParams });

@@ -63,7 +63,7 @@ export class HandlerRun {
    * will retry a failure itself ('after-handlers').
    */
   async runAndFinish(d: Delivery, retries: boolean): Promise<WebhookHandlerError | undefined> {
-    const { event, token, order, obs } = d;
+    const { token, order, obs } = d;
     const attempts = retries ? this.opts.retry.attempts : 1;
     const lease = token === undefined ? undefined : this.leases.hold(d.key, token);
     const objectLease = order === undefined ? undefined : this.orderLeases.hold(order.key, order.token);

@@ -90,7 +90,9 @@ export function checkTenantOptions(options: {
 }): { tenant: TenantOption; cache: Required<SecretCacheOptions> | undefined } | undefined {
   const { secret, tenant, secretCache } = options;
   if (!isSecretFunction(secret)) {
-    if (typeof secret !== 'string' && !Array.isArray(secret)) {
+    // An object of secrets by tenant is the likely mistake here; other values get checkSecrets' message,
+    // the one verifyWebhook gives too.
+    if (typeof secret === 'object' && secret !== null && !Array.isArray(secret)) {
       fail(
         `\`secret\` must be the webhook secret (whsec_…) from the service, an array of them while rotating, or a function of the request that returns its tenant's secret (many tenants on one route); got ${describeValue(secret)}.`,
       );

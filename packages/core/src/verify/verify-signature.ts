@@ -32,20 +32,28 @@ export function checkTimestamp(header: SignatureHeader, tolerance: number, now: 
   );
 }
 
-/**
- * The index of the first expected digest that equals one of the header's `v1` values (which secret
- * signed it); throws `signature_mismatch` when none does.
- */
-export function matchDigests(expected: readonly string[], header: SignatureHeader): number {
+/** The index of the first expected digest that equals one of the header's `v1` values, or -1. */
+export function findDigest(expected: readonly string[], header: SignatureHeader): number {
   for (let i = 0; i < expected.length; i++) {
     for (const candidate of header.signatures) {
       if (platform.sameDigest(expected[i]!, candidate)) return i;
     }
   }
-  throw new WebhookVerificationError(
+  return -1;
+}
+
+export function signatureMismatch(): WebhookVerificationError {
+  return new WebhookVerificationError(
     'signature_mismatch',
     'No signature matches the body with any configured secret. Check the webhook secret and that the body is passed unmodified.',
   );
+}
+
+/** Which expected digest the header carries (which secret signed it); throws `signature_mismatch` if none. */
+export function matchDigests(expected: readonly string[], header: SignatureHeader): number {
+  const index = findDigest(expected, header);
+  if (index < 0) throw signatureMismatch();
+  return index;
 }
 
 /** The whole signature check with node:crypto's synchronous HMAC; returns the signed timestamp. */
