@@ -5,9 +5,8 @@ import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
-import { tenantKey } from '../verify/tenant-secrets.js';
-import { verifyTenantDelivery } from '../verify/verify-tenant.js';
-import { type Verified, verifyDelivery } from '../verify/verify-webhook.js';
+import { tenantKey, verifyReceived } from '../verify/verify-tenant.js';
+import type { Verified } from '../verify/verify-webhook.js';
 import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import type { DispatchedEvent } from './dispatch.js';
@@ -127,12 +126,9 @@ export class DeliveryPipeline {
     headers: HeaderSource,
     incoming: IncomingDelivery,
   ): Promise<Verified | ReceiverResponse> {
-    const { secrets, tenants, tolerance, names, clock } = this.opts;
-    const now = Math.floor(clock.now() / 1000);
+    const now = Math.floor(this.opts.clock.now() / 1000);
     try {
-      if (tenants === undefined)
-        return await verifyDelivery(rawBody, headers, { secrets, tolerance, names }, now);
-      return await verifyTenantDelivery(rawBody, headers, incoming, tenants, { tolerance, names }, now);
+      return await verifyReceived(rawBody, headers, incoming, this.opts, now);
     } catch (error) {
       if (!isWebhookVerificationError(error)) throw error;
       return this.refusals.refuse(refusal(error.code, error.message), error.message);

@@ -3,8 +3,32 @@ import { WebhookVerificationError } from './errors.js';
 import { type HeaderNames, type HeaderSource, readHeader } from './headers.js';
 import type { RawBody } from './parse-event.js';
 import { type RequestPlace, type TenantSecrets, tenantKey } from './tenant-secrets.js';
-import { checkTimestamp, findDigest, parseSignatureHeader, signatureMismatch } from './verify-signature.js';
-import { parseVerified, type Verified } from './verify-webhook.js';
+import {
+  checkTimestamp,
+  findDigest,
+  parseSignatureHeader,
+  type SignatureCheck,
+  signatureMismatch,
+} from './verify-signature.js';
+import { parseVerified, type Verified, verifyDelivery } from './verify-webhook.js';
+
+export { tenantKey };
+
+/**
+ * The receiver's verification: with the configured secrets, or with `secret` as a function, the
+ * request's tenant's. `check` is the receiver's resolved options, passed as they are.
+ */
+export function verifyReceived(
+  rawBody: RawBody,
+  headers: HeaderSource,
+  place: RequestPlace,
+  check: SignatureCheck & { names: HeaderNames; tenants: TenantSecrets | undefined },
+  now: number,
+): Promise<Verified> {
+  const { tenants } = check;
+  if (tenants === undefined) return verifyDelivery(rawBody, headers, check, now);
+  return verifyTenantDelivery(rawBody, headers, place, tenants, check, now);
+}
 
 /**
  * The receiver's verification with a `secret` function. The header is read and its timestamp checked
