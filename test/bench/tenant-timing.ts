@@ -4,7 +4,7 @@
 // with a dummy secret), 1 KiB bodies, same run, rounds alternating which goes first. Each figure is the
 // median over rounds of the mean time per delivery. For scale, what the dummy comparison costs: one HMAC
 // over the same body, the difference an unknown tenant refused at once would show.
-// Run: pnpm exec tsx --expose-gc test/bench/tenant-timing.ts [--quick] [--cache=off] [--async]
+// Run: pnpm bench:tenant-timing [--quick] [--cache=off] [--async]
 import { createHmac } from 'node:crypto';
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 
