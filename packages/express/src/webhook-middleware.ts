@@ -18,11 +18,8 @@ export type WebhookRequest = Readable &
   Pick<IncomingMessage, 'method' | 'headers'> & {
     body?: unknown;
     rawBody?: unknown;
-    /**
-     * The route's parameters (`/webhooks/sms/:tenant`), handed to the receiver for a `secret` function
-     * (Express 5's wildcards are lists, which name no tenant).
-     */
-    params?: object;
+    /** The route's parameters (`/webhooks/sms/:tenant`), handed to the receiver for a `secret` function. */
+    params?: Record<string, string | string[] | undefined>;
     originalUrl?: string;
   };
 export type WebhookNext = (error?: unknown) => void;
@@ -33,7 +30,7 @@ class ExpressExchange implements NodeExchange {
   constructor(
     readonly res: ServerResponse,
     readonly keptBody: unknown,
-    readonly params: Record<string, string | undefined> | undefined,
+    readonly params: Record<string, string | string[] | undefined> | undefined,
     readonly url: string | undefined,
   ) {}
 
@@ -60,8 +57,7 @@ export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
     // The exact bytes when a platform kept them beside the body it parsed; else what a parser left in body.
     const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
     // Express hands over Node's IncomingMessage; the type above only leaves rawBody's type open.
-    const params = req.params as Record<string, string | undefined> | undefined;
-    const exchange = new ExpressExchange(res, kept, params, req.originalUrl);
+    const exchange = new ExpressExchange(res, kept, req.params, req.originalUrl);
     handle(req as IncomingMessage, exchange).catch(next);
   };
 }

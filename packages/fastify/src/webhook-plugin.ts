@@ -26,7 +26,7 @@ function send(reply: FastifyReply, answer: ReceiverResponse): void {
 class FastifyExchange implements NodeExchange {
   constructor(
     readonly reply: FastifyReply,
-    readonly params: Readonly<Record<string, string | undefined>>,
+    readonly params: Readonly<Record<string, string | readonly string[] | undefined>>,
   ) {}
 
   write(answer: ReceiverResponse): void {

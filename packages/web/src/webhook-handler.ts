@@ -20,7 +20,7 @@ export interface WebhookHandlerOptions {
 }
 
 /** A route's parameters by name (`/webhooks/sms/:tenant` gives `{ tenant }`). */
-export type RouteParams = Readonly<Record<string, string | undefined>>;
+export type RouteParams = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**
  * The second argument platforms pass to a fetch handler (Cloudflare's ctx, Next's { params }, Deno's

@@ -10,7 +10,7 @@ export interface WebRequestOptions {
   /** Given the background handler run of an accepted event ('immediately' mode). */
   waitUntil?: WaitUntil;
   /** The route's parameters (`/webhooks/sms/:tenant` gives `{ tenant }`), for a receiver's `secret` function. */
-  params?: Readonly<Record<string, string | undefined>>;
+  params?: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The URL a `secret` function sees the path of, when not the request's own (Lambda's event path). */
   url?: string;
 }

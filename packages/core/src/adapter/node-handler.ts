@@ -16,7 +16,7 @@ export interface NodeExchange {
   /** The body a framework's parser already read and kept as bytes or text (`express.raw()`'s `req.body`). */
   keptBody?: unknown;
   /** The route's parameters (`/webhooks/sms/:tenant` gives `{ tenant }`), for a receiver's `secret` function. */
-  params?: Readonly<Record<string, string | undefined>>;
+  params?: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The whole request target when `req.url` is not (Express inside a router: `req.originalUrl`). */
   url?: string;
   /** Writes an answer through the framework; called at most once, and not at all when the client went away. */

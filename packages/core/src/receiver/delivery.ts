@@ -17,7 +17,7 @@ export interface IncomingDelivery {
    */
   waitUntil?: WaitUntil;
   /** The route's parameters (`/webhooks/sms/:tenant` gives `{ tenant }`), for a `secret` function. */
-  params?: Readonly<Record<string, string | undefined>>;
+  params?: Readonly<Record<string, string | readonly string[] | undefined>>;
   /** The request target or URL as the framework has it; a `secret` function sees its path. */
   url?: string;
 }

@@ -10,8 +10,8 @@ import { checkSecrets } from './verify-options.js';
 
 /** What a `secret` function (and a `tenant` function) sees of the request: the adapter's small view. */
 export interface SecretRequest {
-  /** The route's parameters as the adapter got them (`/webhooks/sms/:tenant` gives `{ tenant }`); `{}` without. */
-  readonly params: Readonly<Record<string, string | undefined>>;
+  /** The route's parameters as the adapter got them (`/webhooks/sms/:tenant` gives `{ tenant }`; a wildcard may be a list); `{}` without. */
+  readonly params: Readonly<Record<string, string | readonly string[] | undefined>>;
   readonly headers: HeaderSource;
   /** The request's path, without the query; `undefined` when the adapter was given none. */
   readonly path: string | undefined;
@@ -41,14 +41,14 @@ export interface SecretCacheOptions {
 
 /** Where the request went, as the receiver got it from its adapter (besides its headers). */
 export interface RequestPlace {
-  readonly params?: Readonly<Record<string, string | undefined>> | undefined;
+  readonly params?: Readonly<Record<string, string | readonly string[] | undefined>> | undefined;
   /** The request target or URL as the framework has it (`/webhooks/sms/acme?x=1`, or absolute). */
   readonly url?: string | undefined;
 }
 
 /** A tenant name longer than this is unknown without a lookup (it is request data, kept in the cache). */
 export const MAX_TENANT_LENGTH = 256;
-const NO_PARAMS: Readonly<Record<string, string | undefined>> = Object.freeze({});
+const NO_PARAMS: Readonly<Record<string, string | readonly string[] | undefined>> = Object.freeze({});
 
 function fail(message: string): never {
   throw optionError('sms-webhooks', message);
