@@ -83,6 +83,23 @@ describe('findFailed and failedFinder: the failed queue read for the audit, noth
     expect(await listFailed(connection, { queue })).toHaveLength(1);
   });
 
+  it('the failed queue has a delivery limit of its own that reads never reach (RabbitMQ 4.0-4.2 default to 20)', async () => {
+    const queue = broker.removeAfter(queueName());
+    const connection = await broker.connect();
+    const worker = await createWorker({ 'message.failed': () => {} }, { connection, queue });
+    broker.onCleanup(() => worker.close());
+    // A redeclaration with other arguments is refused (406): this one passes only if the limit is set.
+    const channel = await connection.createChannel();
+    channel.on('error', () => {});
+    await expect(
+      channel.assertQueue(`${queue}.failed`, {
+        durable: true,
+        arguments: { 'x-queue-type': 'quorum', 'x-delivery-limit': 1_000_000 },
+      }),
+    ).resolves.toMatchObject({ queue: `${queue}.failed` });
+    await channel.close();
+  });
+
   it('a queue that was never declared has nothing failed; a wrong connection is an option error', async () => {
     const connection = await broker.connect();
     const queue = queueName();
