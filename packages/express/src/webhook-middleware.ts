@@ -15,7 +15,13 @@ import {
  * Node's message with types of their own (a Buffer, or @koa/bodyparser's string).
  */
 export type WebhookRequest = Readable &
-  Pick<IncomingMessage, 'method' | 'headers'> & { body?: unknown; rawBody?: unknown };
+  Pick<IncomingMessage, 'method' | 'headers'> & {
+    body?: unknown;
+    rawBody?: unknown;
+    /** The route's parameters (`/webhooks/sms/:tenant`), handed to the receiver for a `secret` function. */
+    params?: Record<string, string | string[] | undefined>;
+    originalUrl?: string;
+  };
 export type WebhookNext = (error?: unknown) => void;
 export type WebhookRequestHandler = (req: WebhookRequest, res: ServerResponse, next: WebhookNext) => void;
 
@@ -24,6 +30,8 @@ class ExpressExchange implements NodeExchange {
   constructor(
     readonly res: ServerResponse,
     readonly keptBody: unknown,
+    readonly params: Record<string, string | string[] | undefined> | undefined,
+    readonly url: string | undefined,
   ) {}
 
   write(answer: ReceiverResponse): void {
@@ -49,6 +57,7 @@ export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
     // The exact bytes when a platform kept them beside the body it parsed; else what a parser left in body.
     const kept = req.rawBody instanceof Uint8Array ? req.rawBody : req.body;
     // Express hands over Node's IncomingMessage; the type above only leaves rawBody's type open.
-    handle(req as IncomingMessage, new ExpressExchange(res, kept)).catch(next);
+    const exchange = new ExpressExchange(res, kept, req.params, req.originalUrl);
+    handle(req as IncomingMessage, exchange).catch(next);
   };
 }

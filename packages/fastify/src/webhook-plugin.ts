@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Receiver, ReceiverResponse } from '@sms-webhooks/core/adapter';
 import { createNodeHandler, type NodeExchange } from '@sms-webhooks/core/adapter';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { validateOptions, type WebhookPluginOptions } from './options.js';
 
@@ -24,7 +24,10 @@ function send(reply: FastifyReply, answer: ReceiverResponse): void {
 
 /** A class rather than an object of closures: one is made per request. */
 class FastifyExchange implements NodeExchange {
-  constructor(readonly reply: FastifyReply) {}
+  constructor(
+    readonly reply: FastifyReply,
+    readonly params: Readonly<Record<string, string | readonly string[] | undefined>>,
+  ) {}
 
   write(answer: ReceiverResponse): void {
     send(this.reply, answer);
@@ -57,7 +60,8 @@ const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options
     scope.addContentTypeParser('*', leaveUnread);
     // Not an async handler: Fastify would chain one more promise per request onto the one it returns.
     scope.all(path, (request, reply) => {
-      handle(request.raw, new FastifyExchange(reply)).catch((error: unknown) => reply.send(error));
+      const exchange = new FastifyExchange(reply, request.params as FastifyRequest['params'] & {});
+      handle(request.raw, exchange).catch((error: unknown) => reply.send(error));
     });
   });
 };

@@ -10,6 +10,9 @@ export interface WebhookContext {
   respond?: boolean;
   request: { rawBody?: unknown };
   path: string;
+  /** @koa/router's route parameters (`/webhooks/sms/:tenant`), for a receiver's `secret` function. */
+  params?: Record<string, string | undefined>;
+  originalUrl?: string;
   status: number;
   body: unknown;
   set(field: Record<string, string>): void;
@@ -26,6 +29,14 @@ class KoaExchange implements NodeExchange {
 
   get keptBody(): unknown {
     return this.ctx.request.rawBody;
+  }
+
+  get params(): Record<string, string | undefined> | undefined {
+    return this.ctx.params;
+  }
+
+  get url(): string | undefined {
+    return this.ctx.originalUrl;
   }
 
   write(answer: ReceiverResponse): void {

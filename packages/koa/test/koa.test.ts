@@ -17,13 +17,17 @@ const majors = [
 const secret = 'whsec_koaadapter0123456789abcdef0123';
 
 for (const [name, Koa] of majors) {
-  runAdapterContract(name, {
-    async start(receiver, { path }) {
-      const app = new Koa();
-      app.use(webhookMiddleware(receiver, { path }));
-      return listen(createServer(app.callback()), path);
+  runAdapterContract(
+    name,
+    {
+      async start(receiver, { path }) {
+        const app = new Koa();
+        app.use(webhookMiddleware(receiver, { path }));
+        return listen(createServer(app.callback()), path);
+      },
     },
-  });
+    { routeParams: false },
+  );
 
   runAdapterContract(`${name} + @koa/router`, {
     async start(receiver, { path }) {

@@ -32,6 +32,9 @@ export interface HttpRequestParts {
   source: 'v1' | 'v2' | 'alb';
   /** ALB with multi-value headers on answers with `multiValueHeaders` only. */
   multiValue: boolean;
+  /** API Gateway's path parameters (`/webhooks/sms/{tenant}`); ALB has none. */
+  params: Record<string, string | undefined> | undefined;
+  path: string | undefined;
 }
 
 function isV2(event: LambdaHttpEvent): event is APIGatewayProxyEventV2 {
@@ -74,6 +77,8 @@ export function readEvent(event: LambdaHttpEvent): HttpRequestParts {
       isBase64Encoded: event.isBase64Encoded === true,
       source: 'v2',
       multiValue: false,
+      params: event.pathParameters ?? undefined,
+      path: event.rawPath,
     };
   }
   const alb = isAlb(event);
@@ -84,5 +89,7 @@ export function readEvent(event: LambdaHttpEvent): HttpRequestParts {
     isBase64Encoded: event.isBase64Encoded === true,
     source: alb ? 'alb' : 'v1',
     multiValue: alb && event.multiValueHeaders != null,
+    params: alb ? undefined : ((event as APIGatewayProxyEvent).pathParameters ?? undefined),
+    path: event.path,
   };
 }

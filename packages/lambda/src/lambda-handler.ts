@@ -43,7 +43,8 @@ export function lambdaHandler(receiver: Receiver, options: LambdaHandlerOptions 
     const parts = readEvent(event);
     const running: Promise<unknown>[] = [];
     const waitUntil: WaitUntil | undefined = waitForHandlers ? (run) => running.push(run) : undefined;
-    const response = await handleWebRequest(receiver, toRequest(parts), { waitUntil });
+    const { params, path } = parts;
+    const response = await handleWebRequest(receiver, toRequest(parts), { waitUntil, params, url: path });
     // The receiver's background run never rejects: it ends after the handlers, their retries and the
     // dedupe record. Its timers (a retry's wait, lease renewals) do not keep Node's event loop alive, and
     // Lambda's runtime ends the invocation (Runtime.NodeJsExit) once the loop is empty: hold it open.

@@ -227,6 +227,48 @@ describe('when the answer is returned', () => {
   });
 });
 
+describe('many tenants on one route (/webhooks/sms/{tenant})', () => {
+  const tenants: Record<string, string> = { acme: secret, globex: 'whsec_lambdaglobex0123456789abcdef01' };
+  const withTenant = (event: LambdaHttpEvent, tenant: string): LambdaHttpEvent => {
+    const path = `/webhooks/sms/${tenant}`;
+    if ('rawPath' in event) return { ...event, rawPath: path, pathParameters: { tenant } };
+    return { ...event, path, pathParameters: { tenant } } as LambdaHttpEvent;
+  };
+
+  it.each([
+    ['API Gateway REST API (payload 1.0)', restApiEvent],
+    ['API Gateway HTTP API (payload 2.0)', httpApiEvent],
+  ] as const)(
+    '%s: hands pathParameters to the secret function, and ctx.tenant to handlers',
+    async (_, make) => {
+      const receiver = createReceiver({ secret: ({ tenant }) => tenants[tenant], logger: quiet });
+      const seen: string[] = [];
+      receiver.on('message.delivered', (_event, ctx) => void seen.push(ctx.tenant!));
+      const handler = lambdaHandler(receiver);
+      const d = signedDelivery('message.delivered', tenants.globex);
+      const globex = await handler(withTenant(make({ headers: d.headers, body: d.body }), 'globex'));
+      expect(globex.statusCode).toBe(200);
+      expect(seen).toEqual(['globex']);
+      const wrong = await handler(withTenant(make({ headers: d.headers, body: d.body }), 'acme'));
+      expect(bodyOf(wrong).error.code).toBe('signature_mismatch');
+      const unknown = await handler(withTenant(make({ headers: d.headers, body: d.body }), 'initech'));
+      expect(unknown.statusCode).toBe(404);
+      expect(bodyOf(unknown).error.code).toBe('unknown_tenant');
+    },
+  );
+
+  it('ALB (no path parameters): a tenant function reads it from the path', async () => {
+    const receiver = createReceiver({
+      secret: ({ tenant }) => tenants[tenant],
+      tenant: ({ path }) => path?.split('/')[3],
+      logger: quiet,
+    });
+    const d = signedDelivery('message.delivered', tenants.acme);
+    const event = { ...albEvent({ headers: d.headers, body: d.body }, false), path: '/webhooks/sms/acme' };
+    expect((await lambdaHandler(receiver)(event)).statusCode).toBe(200);
+  });
+});
+
 describe('start-up checks', () => {
   it('refuses something that is not a receiver', () => {
     expect(() => lambdaHandler({} as Receiver)).toThrow(

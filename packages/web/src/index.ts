@@ -1,6 +1,7 @@
 export { BODY_USED_HINT } from '@sms-webhooks/core/adapter';
 export {
   type PlatformContext,
+  type RouteParams,
   type WaitUntil,
   type WebHandler,
   type WebhookHandlerOptions,

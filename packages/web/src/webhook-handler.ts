@@ -11,11 +11,21 @@ export interface WebhookHandlerOptions {
    * argument, such as Cloudflare's `ctx`) takes precedence.
    */
   waitUntil?: WaitUntil;
+  /**
+   * The route's parameters for a receiver whose `secret` is a function of the request, when the platform
+   * does not pass them as `context.params` (Next.js does, as Hono's `c.req.param()` can): e.g.
+   * `(request) => pattern.exec(request.url)?.pathname.groups` with a `URLPattern`, or a function of the path.
+   */
+  params?: (request: Request, context: PlatformContext) => RouteParams | undefined;
 }
+
+/** A route's parameters by name (`/webhooks/sms/:tenant` gives `{ tenant }`). */
+export type RouteParams = Readonly<Record<string, string | readonly string[] | undefined>>;
 
 /**
  * The second argument platforms pass to a fetch handler (Cloudflare's ctx, Next's { params }, Deno's
- * info, Bun's server). Typed `unknown` so any of them fits; only a `waitUntil` function on it is used.
+ * info, Bun's server). Typed `unknown` so any of them fits; only a `waitUntil` function and `params` (an
+ * object, or Next.js 15's promise of one) on it are used.
  */
 export type PlatformContext = unknown;
 
@@ -40,6 +50,23 @@ export function webhookHandler(receiver: Receiver, options: WebhookHandlerOption
   if (options.waitUntil !== undefined && typeof options.waitUntil !== 'function') {
     throw optionError('@sms-webhooks/web', '`waitUntil` must be a function such as ctx.waitUntil.');
   }
-  return (request, context) =>
-    handleWebRequest(receiver, request, { waitUntil: pickWaitUntil(context, options.waitUntil) });
+  const paramsOf = options.params;
+  if (paramsOf !== undefined && typeof paramsOf !== 'function') {
+    throw optionError(
+      '@sms-webhooks/web',
+      '`params` must be a function of the request that returns the route parameters, such as (request) => pattern.exec(request.url)?.pathname.groups.',
+    );
+  }
+  return (request, context) => {
+    const waitUntil = pickWaitUntil(context, options.waitUntil);
+    const params =
+      paramsOf?.(request, context) ?? (context as { params?: unknown } | null | undefined)?.params;
+    if (params === undefined || params === null) return handleWebRequest(receiver, request, { waitUntil });
+    if (typeof (params as PromiseLike<unknown>).then !== 'function') {
+      return handleWebRequest(receiver, request, { waitUntil, params: params as RouteParams });
+    }
+    return Promise.resolve(params as PromiseLike<RouteParams | undefined>).then((resolved) =>
+      handleWebRequest(receiver, request, { waitUntil, params: resolved ?? undefined }),
+    );
+  };
 }

@@ -12,13 +12,23 @@ runAdapterContract(
   'web (Request/Response over node:http)',
   {
     async start(receiver, { path }) {
-      const handler = webhookHandler(receiver);
+      // A route with parameters, matched by a path function, as an app without a router would.
+      const names = path.split('/');
+      const match = (request: Request) => {
+        const parts = new URL(request.url).pathname.split('/');
+        if (parts.length !== names.length) return undefined;
+        const params: Record<string, string> = {};
+        for (const [i, name] of names.entries()) {
+          if (name.startsWith(':')) params[name.slice(1)] = decodeURIComponent(parts[i]!);
+          else if (name !== parts[i]) return undefined;
+        }
+        return params;
+      };
+      const handler = webhookHandler(receiver, { params: match });
       return listen(
         createServer(
           nodeListener((request) =>
-            new URL(request.url).pathname === path
-              ? handler(request)
-              : new Response('not found', { status: 404 }),
+            match(request) ? handler(request) : new Response('not found', { status: 404 }),
           ),
         ),
         path,
@@ -36,7 +46,7 @@ runAdapterContract(
     async start(receiver, { path }) {
       const app = new Hono();
       const handler = webhookHandler(receiver);
-      app.all(path, (c) => handler(c.req.raw));
+      app.all(path, (c) => handler(c.req.raw, { params: c.req.param() }));
       return listen(createServer(nodeListener((request) => app.request(request))), path);
     },
   },

@@ -273,3 +273,49 @@ describe('webhookHandler in Hono (app.request)', () => {
     expect(await res.json()).toEqual({ received: true, ignored: true });
   });
 });
+
+describe('route parameters for a secret function (many tenants)', () => {
+  const tenants: Record<string, string> = { acme: secret };
+  const tenantApp = () => {
+    const receiver = createReceiver({
+      secret: ({ tenant }) => tenants[tenant],
+      logger: captureLogger(),
+      respond: 'after-handlers',
+    });
+    const seen: string[] = [];
+    receiver.on('message.delivered', (_event, ctx) => void seen.push(ctx.tenant!));
+    return { receiver, seen };
+  };
+
+  it("takes Next.js 15's context, whose params is a promise", async () => {
+    const { receiver, seen } = tenantApp();
+    const POST = webhookHandler(receiver);
+    const d = createTestDelivery('message.delivered', { secret });
+    const ok = await POST(post(d.body, d.headers), { params: Promise.resolve({ tenant: 'acme' }) });
+    expect(ok.status).toBe(200);
+    expect(seen).toEqual(['acme']);
+    const unknown = await POST(post(d.body, d.headers), { params: Promise.resolve({ tenant: 'initech' }) });
+    expect([unknown.status, (await unknown.json()).error.code]).toEqual([404, 'unknown_tenant']);
+  });
+
+  it('takes a params function of the request, and refuses one that is not a function at start-up', async () => {
+    const { receiver, seen } = tenantApp();
+    const handler = webhookHandler(receiver, {
+      params: (request) => ({ tenant: new URL(request.url).pathname.split('/')[3] }),
+    });
+    const d = createTestDelivery('message.delivered', { secret });
+    const req = new Request('http://localhost/webhooks/sms/acme', {
+      method: 'POST',
+      body: d.body,
+      headers: d.headers,
+    });
+    expect((await handler(req)).status).toBe(200);
+    expect(seen).toEqual(['acme']);
+    expect(() => webhookHandler(receiver, { params: { tenant: 'acme' } as never })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: expect.stringMatching(/`params` must be a function/),
+      }),
+    );
+  });
+});

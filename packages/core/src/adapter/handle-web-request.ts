@@ -9,6 +9,10 @@ export type { WaitUntil };
 export interface WebRequestOptions {
   /** Given the background handler run of an accepted event ('immediately' mode). */
   waitUntil?: WaitUntil;
+  /** The route's parameters (`/webhooks/sms/:tenant` gives `{ tenant }`), for a receiver's `secret` function. */
+  params?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The URL a `secret` function sees the path of, when not the request's own (Lambda's event path). */
+  url?: string;
 }
 
 export const BODY_USED_HINT =
@@ -38,7 +42,13 @@ export async function handleWebRequest(
   const read = await readWebBody(request, receiver.options);
   if ('refused' in read) return toResponse(refuseEntry(entry, read.refused, BODY_USED_HINT));
   const res = await receiver
-    .handle({ rawBody: read.body, headers: request.headers, waitUntil: options.waitUntil })
+    .handle({
+      rawBody: read.body,
+      headers: request.headers,
+      waitUntil: options.waitUntil,
+      params: options.params,
+      url: options.url ?? request.url,
+    })
     .catch((error: unknown) => internalError(receiver, error));
   return toResponse(res);
 }

@@ -15,6 +15,10 @@ import { internalError } from './internal-error.js';
 export interface NodeExchange {
   /** The body a framework's parser already read and kept as bytes or text (`express.raw()`'s `req.body`). */
   keptBody?: unknown;
+  /** The route's parameters (`/webhooks/sms/:tenant` gives `{ tenant }`), for a receiver's `secret` function. */
+  params?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The whole request target when `req.url` is not (Express inside a router: `req.originalUrl`). */
+  url?: string;
   /** Writes an answer through the framework; called at most once, and not at all when the client went away. */
   write(response: ReceiverResponse): void;
   /**
@@ -43,8 +47,10 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
   checkReceiver(options.name, receiver);
   const hint = rawBodyHint(options.howToFix);
 
-  const handleSafely = (rawBody: unknown, headers: IncomingMessage['headers']) =>
-    receiver.handle({ rawBody, headers }).catch((error: unknown) => internalError(receiver, error));
+  const handleSafely = (rawBody: unknown, req: IncomingMessage, exchange: NodeExchange) =>
+    receiver
+      .handle({ rawBody, headers: req.headers, params: exchange.params, url: exchange.url ?? req.url })
+      .catch((error: unknown) => internalError(receiver, error));
 
   return async (req, exchange) => {
     if (req.method !== 'POST') return exchange.write(refuseEntry(receiver, 'method', hint));
@@ -55,7 +61,7 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
         );
       }
       // receiver.handle checks the limit on it again
-      return exchange.write(await handleSafely(exchange.keptBody, req.headers));
+      return exchange.write(await handleSafely(exchange.keptBody, req, exchange));
     }
     if (req.readableEnded || !req.readable) {
       // Another parser read the stream: reading again would wait for an 'end' that already happened.
@@ -66,7 +72,7 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
     if ('refused' in read) {
       return answerRefusal(req, exchange.takeOver(), refuseEntry(receiver, read.refused, hint));
     }
-    exchange.write(await handleSafely(read.body, req.headers));
+    exchange.write(await handleSafely(read.body, req, exchange));
   };
 }
 

@@ -1,6 +1,7 @@
 import { describeError } from '../base/describe-error.js';
 import { platform } from '../base/platform/index.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
+import { tenantKey } from '../verify/tenant-secrets.js';
 import type { ClaimResult, ClaimWithOrderResult, OrderClaimResult } from './dedupe-store.js';
 import type { Delivery, StaleHandler } from './delivery.js';
 import type { ErrorHooks } from './error-hooks.js';
@@ -40,8 +41,10 @@ export class ClaimStep {
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');
     }
-    const slot = this.#slot(d.event);
+    let slot = this.#slot(d.event);
     if (slot === undefined) return this.#claimEvent(d);
+    // Two tenants' messages are two objects, as their events are two events (tenantKey).
+    if (d.tenant !== undefined) slot = { key: tenantKey(d.tenant, slot.key), version: slot.version };
     // A queue's worker orders the job with its own store calls (JobOrder): the job carries the slot.
     if (dispatch !== undefined) {
       d.queuedOrder = slot;
@@ -86,7 +89,7 @@ export class ClaimStep {
     const token = ownerToken();
     let claimed: ClaimResult;
     try {
-      claimed = await call(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
+      claimed = await call(d.obs, 'claim', () => store.claim(d.key, token, leaseMs));
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');
     }
@@ -102,7 +105,7 @@ export class ClaimStep {
     let result: ClaimWithOrderResult;
     try {
       result = await call(d.obs, 'claimWithOrder', () =>
-        store.claimWithOrder!(d.event.id, token, leaseMs, object),
+        store.claimWithOrder!(d.key, token, leaseMs, object),
       );
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');

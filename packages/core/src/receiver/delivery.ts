@@ -17,6 +17,10 @@ export interface IncomingDelivery {
    * of an accepted event ('immediately' mode), e.g. `ctx.waitUntil`. The promise never rejects.
    */
   waitUntil?: WaitUntil;
+  /** The route's parameters (`/webhooks/sms/:tenant` gives `{ tenant }`), for a `secret` function. */
+  params?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  /** The request target or URL as the framework has it; a `secret` function sees its path. */
+  url?: string;
 }
 
 /** An event answered `stale`: older than the newest version already completed for its object. */
@@ -25,6 +29,10 @@ export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => 
 /** One verified delivery on its way through the steps: what each step needs travels here. */
 export interface Delivery {
   readonly event: AnyWebhookEvent;
+  /** The store key of its claim: the event id, or the tenant's and the event's (verify-webhook.ts). */
+  readonly key: string;
+  /** With a `secret` function: the request's tenant, which keeps `order` keys apart too. */
+  readonly tenant?: string;
   readonly handlers: readonly AnyWebhookHandler[];
   readonly obs: DeliveryObserver | undefined;
   /** The dedupe claim's token; undefined when the store was down and `onStoreError: 'process'` let it by. */

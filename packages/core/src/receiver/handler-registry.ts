@@ -5,6 +5,13 @@ export interface HandlerContext {
   /** From the delivery-attempt header: 1 for the first delivery, up to 6. */
   attempt?: number;
   receivedAt: Date;
+  /** With `secret` as a function of the request: the tenant the request named. */
+  tenant?: string;
+  /**
+   * Which secret signed the delivery: its index in `secret` (a list while rotating), or in what the
+   * `secret` function returned for the tenant. Never the secret itself. Absent in a queue worker.
+   */
+  secretIndex?: number;
   /**
    * The dedupe claim this run holds (absent when the store was down and `onStoreError: 'process'` let
    * the event through). A transactional store completes it inside the handler's own transaction.

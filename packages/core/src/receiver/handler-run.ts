@@ -63,9 +63,9 @@ export class HandlerRun {
    * will retry a failure itself ('after-handlers').
    */
   async runAndFinish(d: Delivery, retries: boolean): Promise<WebhookHandlerError | undefined> {
-    const { event, token, order, obs } = d;
+    const { token, order, obs } = d;
     const attempts = retries ? this.opts.retry.attempts : 1;
-    const lease = token === undefined ? undefined : this.leases.hold(event.id, token);
+    const lease = token === undefined ? undefined : this.leases.hold(d.key, token);
     const objectLease = order === undefined ? undefined : this.orderLeases.hold(order.key, order.token);
     let recorded = true;
     try {
@@ -120,7 +120,7 @@ export class HandlerRun {
         // One round trip: the version advances and the record completes together.
         const object = { key: order.key, version: order.version };
         await call(obs, 'completeWithOrder', () =>
-          store.completeWithOrder!(event.id, d.token!, retainMs, object),
+          store.completeWithOrder!(d.key, d.token!, retainMs, object),
         );
         return;
       }
@@ -144,8 +144,8 @@ export class HandlerRun {
     const { store } = this.opts;
     const { event, token, obs } = d;
     try {
-      if (succeeded) await call(obs, 'complete', () => store.complete(event.id, token!, retainMs));
-      else await call(obs, 'release', () => store.release(event.id, token!));
+      if (succeeded) await call(obs, 'complete', () => store.complete(d.key, token!, retainMs));
+      else await call(obs, 'release', () => store.release(d.key, token!));
     } catch (error) {
       this.#recordFailed(event.id, error);
     }
@@ -154,7 +154,7 @@ export class HandlerRun {
   /** Best effort, off the answer's path: if this fails too, the lease runs out. */
   async release(d: Delivery): Promise<void> {
     try {
-      await this.opts.store.release(d.event.id, d.token!);
+      await this.opts.store.release(d.key, d.token!);
     } catch (error) {
       this.opts.logger.error(
         `sms-webhooks: dedupe store failed to release ${d.event.id}: ${describeError(error)}`,

@@ -4,7 +4,8 @@ import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
-import { verifyDelivery } from '../verify/verify-webhook.js';
+import { verifyReceived } from '../verify/verify-tenant.js';
+import type { Verified } from '../verify/verify-webhook.js';
 import { ClaimStep } from './claim-step.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import type { DispatchedEvent } from './dispatch.js';
@@ -83,8 +84,9 @@ export class DeliveryPipeline {
     if (rawBodyByteLength(rawBody) > this.opts.maxBodyBytes) {
       return this.refusals.refuse(payloadTooLarge(this.opts.maxBodyBytes));
     }
-    const event = await this.#verify(rawBody, headers);
-    if (!('id' in event)) return event;
+    const verified = await this.#verify(rawBody, headers, incoming);
+    if (!('event' in verified)) return verified;
+    const { event, key, tenant } = verified;
     const attempt = parseAttempt(readHeader(headers, this.opts.names.attempt));
     obs?.verified(event, attempt ?? undefined);
 
@@ -92,7 +94,7 @@ export class DeliveryPipeline {
     if (handlers.length === 0) return this.#ignore(event);
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
-    const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
+    const d: Delivery = { event, key, tenant, handlers: handlers as Delivery['handlers'], obs };
     const refused = await this.claims.claim(d);
     if (refused !== undefined) return refused;
 
@@ -100,8 +102,10 @@ export class DeliveryPipeline {
       d.ctx = {
         attempt: this.#attempt(attempt, event),
         receivedAt: new Date(this.opts.clock.now()),
-        claim: d.token === undefined ? undefined : { key: event.id, token: d.token },
+        claim: d.token === undefined ? undefined : { key, token: d.token },
+        secretIndex: verified.secretIndex,
       };
+      if (tenant !== undefined) d.ctx.tenant = tenant;
       if (d.order !== undefined) d.ctx.order = d.order;
       if (this.opts.dispatch !== undefined) return await this.#dispatch(d);
       return await this.#respond(d, incoming.waitUntil);
@@ -116,15 +120,11 @@ export class DeliveryPipeline {
   async #verify(
     rawBody: string | Uint8Array,
     headers: HeaderSource,
-  ): Promise<AnyWebhookEvent | ReceiverResponse> {
-    const { secrets, tolerance, names, clock } = this.opts;
+    incoming: IncomingDelivery,
+  ): Promise<Verified | ReceiverResponse> {
+    const now = Math.floor(this.opts.clock.now() / 1000);
     try {
-      return await verifyDelivery(
-        rawBody,
-        headers,
-        { secrets, tolerance, names },
-        Math.floor(clock.now() / 1000),
-      );
+      return await verifyReceived(rawBody, headers, incoming, this.opts, now);
     } catch (error) {
       if (!isWebhookVerificationError(error)) throw error;
       return this.refusals.refuse(refusal(error.code, error.message), error.message);

@@ -3,6 +3,13 @@ import type { Logger } from '../base/logger.js';
 import { oneOfOption, optionError, positiveOption } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderNames, headerNames } from '../verify/headers.js';
+import {
+  checkTenantOptions,
+  type SecretCacheOptions,
+  type SecretFunction,
+  type TenantOption,
+  TenantSecrets,
+} from '../verify/tenant-secrets.js';
 import { checkHeaderPrefix, checkSecrets, DEFAULT_TOLERANCE_SECONDS } from '../verify/verify-options.js';
 import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
@@ -15,8 +22,21 @@ import { type RetryOption, type RetryPolicy, retryOption } from './retry.js';
 export type { RespondMode, StoreErrorMode };
 
 export interface ReceiverOptions {
-  /** The webhook's `whsec_…` secret. Pass several while rotating: a delivery signed with any is accepted. */
-  secret: string | readonly string[];
+  /**
+   * The webhook's `whsec_…` secret. Pass several while rotating: a delivery signed with any is accepted
+   * (`ctx.secretIndex` says which). Many tenants on one route: a function of the request that returns its
+   * tenant's secret or secrets (sync or async), or `undefined`/`null` for an unknown tenant (404
+   * `unknown_tenant`); see `tenant` and `secretCache`.
+   */
+  secret: string | readonly string[] | SecretFunction;
+  /**
+   * With `secret` as a function: what names the tenant, the route parameter's name (default 'tenant', for
+   * `/webhooks/sms/:tenant`) or a function of the request. Handlers get it as `ctx.tenant`, and dedupe and
+   * `order` keys are kept per tenant.
+   */
+  tenant?: TenantOption;
+  /** With `secret` as a function: the lookups kept, `{ max, ttlMs }` (default 1000 tenants for 60 s), or `false`. */
+  secretCache?: SecretCacheOptions | false;
   /** Seconds between the signature's timestamp and now, either way. Default 300 (the spec's value). */
   tolerance?: number;
   /** Where processed event ids are recorded. Default a new `MemoryStore` (one instance only). */
@@ -70,7 +90,9 @@ export interface ReceiverOptions {
 }
 
 export interface ResolvedOptions {
+  /** Empty with `secret` as a function: then `tenants` looks them up per request. */
   secrets: readonly string[];
+  tenants: TenantSecrets | undefined;
   tolerance: number;
   store: DedupeStore;
   retainMs: number;
@@ -93,6 +115,8 @@ export interface ResolvedOptions {
 
 const KNOWN_OPTIONS = new Set<string>([
   'secret',
+  'tenant',
+  'secretCache',
   'tolerance',
   'store',
   'retainMs',
@@ -185,12 +209,22 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
   if (typeof logger?.warn !== 'function' || typeof logger?.error !== 'function') {
     fail('`logger` must have warn() and error() methods (console and pino both do).');
   }
-  const secrets = checkSecrets(options.secret);
+  const clock = options.clock ?? systemClock;
+  const perTenant = checkTenantOptions(options);
+  const secrets = perTenant === undefined ? checkSecrets(options.secret) : [];
   const prefix = checkHeaderPrefix(options.headerPrefix);
   const whole = { integer: true } as const;
-  const clock = options.clock ?? systemClock;
   const resolved: ResolvedOptions = {
     secrets,
+    tenants:
+      perTenant &&
+      new TenantSecrets(
+        options.secret as SecretFunction,
+        perTenant.tenant,
+        perTenant.cache,
+        () => clock.now(),
+        logger,
+      ),
     tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
     store: options.store ?? new MemoryStore({ logger, now: () => clock.now() }),
     retainMs: positiveOption('retainMs', options.retainMs, 24 * 60 * 60 * 1000, whole),

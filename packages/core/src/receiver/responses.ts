@@ -32,6 +32,8 @@ const REFUSAL_HEADERS: Partial<Record<ResponseErrorCode, Record<string, string>>
   request_timeout: { connection: 'close' },
   // The store (or the hand-off) failed: the service retries in 30 s or later.
   store_unavailable: { 'retry-after': '30' },
+  // The `secret` function failed (its database is down): the same wait.
+  secret_unavailable: { 'retry-after': '30' },
 };
 
 /** A refusal's answer: its status from the one table (errors.ts), and `{"error":{code,message}}`. */

@@ -35,10 +35,20 @@ export interface AdapterContractOptions extends Partial<TestApi> {
    * connection and reads the body, and the rows that need either are left out.
    */
   ownsConnection?: boolean;
+  /**
+   * Whether the harness mounts a route with a parameter (`${path}/:tenant`) as given, so the row on many
+   * tenants runs (default true). Only a harness without a router, which matches one fixed path, says false.
+   */
+  routeParams?: boolean;
 }
 
 const SECRET = 'whsec_adaptercontract0123456789abcdef';
 const OTHER_SECRET = 'whsec_someoneelse0123456789abcdef01';
+/** The tenants of the row on route parameters, each with its own secret; `acme` is rotating to a second. */
+const TENANT_SECRETS: Record<string, string[]> = {
+  acme: ['whsec_tenantacme0123456789abcdef0123', SECRET],
+  globex: ['whsec_tenantglobex0123456789abcdef01'],
+};
 const LIMIT = 4096;
 const TIMEOUT_MS = 5000;
 
@@ -599,5 +609,49 @@ export function runAdapterContract(
         },
       );
     });
+
+    if (api?.routeParams !== false) {
+      it('passes the route parameters (`/:tenant`) to a secret function: each tenant its own secret and ctx.tenant', async () => {
+        const logger = quietLogger();
+        const receiver = createReceiver({
+          secret: ({ tenant }) => TENANT_SECRETS[tenant],
+          respond: 'after-handlers',
+          logger,
+        });
+        const seen: { tenant?: string; secretIndex?: number; id: string }[] = [];
+        receiver.on('message.sent', (event, ctx) => {
+          seen.push({ tenant: ctx.tenant, secretIndex: ctx.secretIndex, id: event.id });
+        });
+        const route = `${path}/:tenant`;
+        const server = await harness.start(receiver, { path: route });
+        const at = (tenant: string) => server.url.replace(':tenant', tenant);
+        try {
+          const d = createTestDelivery('message.sent', { secret: TENANT_SECRETS.acme![1]! });
+          assertJson(await post(at('acme'), d), 200, { received: true });
+          // The same event id from another tenant is another event: it runs too.
+          const other = signed(d.body, { 'x-service-event-id': d.event.id }, TENANT_SECRETS.globex![0]);
+          assertJson(await post(at('globex'), { ...d, headers: { ...d.headers, ...other.headers } }), 200, {
+            received: true,
+          });
+          assert.deepEqual(seen, [
+            { tenant: 'acme', secretIndex: 1, id: d.event.id },
+            { tenant: 'globex', secretIndex: 0, id: d.event.id },
+          ]);
+          assertError(
+            await post(at('globex'), createTestDelivery('message.sent', { secret: SECRET })),
+            400,
+            'signature_mismatch',
+          );
+          assertError(
+            await post(at('initech'), createTestDelivery('message.sent', { secret: SECRET })),
+            404,
+            'unknown_tenant',
+          );
+          assert.equal(seen.length, 2);
+        } finally {
+          await within(server.close(), 'server.close()');
+        }
+      });
+    }
   });
 }

@@ -6,7 +6,9 @@ export type VerificationErrorCode =
   | 'signature_mismatch'
   | 'payload_invalid'
   | 'header_mismatch'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  | 'unknown_tenant'
+  | 'secret_unavailable';
 
 export type ResponseErrorCode =
   | VerificationErrorCode
@@ -28,6 +30,7 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   payload_invalid: 400,
   header_mismatch: 400,
   payload_too_large: 413,
+  unknown_tenant: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   in_flight: 409,
@@ -36,6 +39,7 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   raw_body_unavailable: 500,
   internal_error: 500,
   store_unavailable: 503,
+  secret_unavailable: 503,
 };
 
 const VERIFICATION_CODES = new Set<string>([
@@ -46,6 +50,8 @@ const VERIFICATION_CODES = new Set<string>([
   'payload_invalid',
   'header_mismatch',
   'payload_too_large',
+  'unknown_tenant',
+  'secret_unavailable',
 ] satisfies VerificationErrorCode[]);
 
 /**

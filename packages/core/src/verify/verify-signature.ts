@@ -32,17 +32,28 @@ export function checkTimestamp(header: SignatureHeader, tolerance: number, now: 
   );
 }
 
-/** Throws `signature_mismatch` unless one of the expected digests equals one of the header's `v1` values. */
-export function matchDigests(expected: readonly string[], header: SignatureHeader): void {
-  for (const digest of expected) {
+/** The index of the first expected digest that equals one of the header's `v1` values, or -1. */
+export function findDigest(expected: readonly string[], header: SignatureHeader): number {
+  for (let i = 0; i < expected.length; i++) {
     for (const candidate of header.signatures) {
-      if (platform.sameDigest(digest, candidate)) return;
+      if (platform.sameDigest(expected[i]!, candidate)) return i;
     }
   }
-  throw new WebhookVerificationError(
+  return -1;
+}
+
+export function signatureMismatch(): WebhookVerificationError {
+  return new WebhookVerificationError(
     'signature_mismatch',
     'No signature matches the body with any configured secret. Check the webhook secret and that the body is passed unmodified.',
   );
+}
+
+/** Which expected digest the header carries (which secret signed it); throws `signature_mismatch` if none. */
+export function matchDigests(expected: readonly string[], header: SignatureHeader): number {
+  const index = findDigest(expected, header);
+  if (index < 0) throw signatureMismatch();
+  return index;
 }
 
 /** The whole signature check with node:crypto's synchronous HMAC; returns the signed timestamp. */
@@ -59,7 +70,22 @@ export function checkSignatureSync(
   return header.timestamp;
 }
 
-/** The signature check on every platform (Web Crypto answers later); resolves with the signed timestamp. */
+/** `checkSignatureSync` for the receiver: resolves the matched secret's index instead of the timestamp. */
+export function matchSignatureSync(
+  rawBody: RawBody,
+  value: string | readonly string[] | undefined,
+  check: SignatureCheck,
+  now: number,
+): number {
+  const header = parseSignatureHeader(value);
+  checkTimestamp(header, check.tolerance, now);
+  return matchDigests(
+    check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody) as string),
+    header,
+  );
+}
+
+/** The signature check on every platform (Web Crypto answers later); resolves with the matched secret's index. */
 export async function checkSignature(
   rawBody: RawBody,
   value: string | readonly string[] | undefined,
@@ -71,8 +97,7 @@ export async function checkSignature(
   const expected = await Promise.all(
     check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody)),
   );
-  matchDigests(expected, header);
-  return header.timestamp;
+  return matchDigests(expected, header);
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   checkSignature,
   checkSignatureSync,
   checkVerifyOptions,
+  matchSignatureSync,
   requireSyncHmac,
   type SignatureCheck,
 } from './verify-signature.js';
@@ -24,10 +25,21 @@ export interface VerifyWebhookOptions {
 }
 
 /** The event of a body whose signature was checked: the envelope, then the id and type headers. */
-function parseVerified(rawBody: RawBody, headers: HeaderSource, names: HeaderNames): AnyWebhookEvent {
+export function parseVerified(rawBody: RawBody, headers: HeaderSource, names: HeaderNames): AnyWebhookEvent {
   const event = parseEvent(rawBody);
   checkEventHeaders(event, headers, names);
   return event;
+}
+
+/** A delivery the receiver verified: its event, the store key it is deduplicated under, which secret signed it. */
+export interface Verified {
+  event: AnyWebhookEvent;
+  /** The event id, or with a `secret` function the tenant and the event id (tenantKey). */
+  key: string;
+  /** The index of the matched secret in the configured list (or the one the `secret` function returned). */
+  secretIndex: number;
+  /** With a `secret` function: the tenant the request named. */
+  tenant?: string;
 }
 
 /**
@@ -39,11 +51,13 @@ export async function verifyDelivery(
   headers: HeaderSource,
   check: SignatureCheck & { names: HeaderNames },
   now: number,
-): Promise<AnyWebhookEvent> {
+): Promise<Verified> {
   const signature = readHeader(headers, check.names.signature);
-  if (platform.syncHmac) checkSignatureSync(rawBody, signature, check, now);
-  else await checkSignature(rawBody, signature, check, now);
-  return parseVerified(rawBody, headers, check.names);
+  const secretIndex = platform.syncHmac
+    ? matchSignatureSync(rawBody, signature, check, now)
+    : await checkSignature(rawBody, signature, check, now);
+  const event = parseVerified(rawBody, headers, check.names);
+  return { event, key: event.id, secretIndex };
 }
 
 /**
