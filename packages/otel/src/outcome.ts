@@ -5,7 +5,8 @@ import type { ReceiverResponse } from '@sms-webhooks/core';
  * - `received`, `ignored` (no handler for its type), `duplicate` (already processed), `stale` (older than
  *   the newest event completed for its object, with the receiver's `order`): 200;
  * - `in_flight`: 409, being processed elsewhere right now;
- * - `refused`: turned away before it was verified (bad signature, too large, wrong method …);
+ * - `refused`: turned away before it was verified (bad signature, too large, wrong method …), or
+ *   `overloaded` (the receiver's `maxConcurrency` and wait list were full), verified or not;
  * - `failed`: verified, but the store or a handler ('after-handlers') failed: 5xx, the service retries.
  */
 export type DeliveryOutcome =
@@ -23,6 +24,8 @@ export function outcomeOf(response: ReceiverResponse, verified: boolean): Delive
   }
   const code = errorCodeOf(response);
   if (code === 'in_flight') return 'in_flight';
+  // Nothing failed: the receiver turned it away unclaimed, for the service to retry.
+  if (code === 'overloaded') return 'refused';
   return verified ? 'failed' : 'refused';
 }
 

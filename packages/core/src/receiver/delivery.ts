@@ -31,6 +31,8 @@ export interface Delivery {
   /** The object slot this run holds (`order`). */
   order?: OrderClaim;
   ctx?: HandlerContext;
+  /** Holds a place under `maxConcurrency` (concurrency-limit.ts) until its run ends. */
+  admitted?: boolean;
   /** Every handler failure of the last run. */
   error?: WebhookHandlerError;
 }

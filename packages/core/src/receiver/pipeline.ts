@@ -6,6 +6,7 @@ import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
 import { verifyDelivery } from '../verify/verify-webhook.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import type { DispatchedEvent } from './dispatch.js';
@@ -37,6 +38,8 @@ export class DeliveryPipeline {
   readonly inFlight: InFlight;
   readonly run: HandlerRun;
   readonly staleHooks: StaleHandler[] = [];
+  /** `maxConcurrency`: undefined without it. */
+  readonly limit: ConcurrencyLimit | undefined;
   readonly #retryAfter: Readonly<Record<string, string>>;
   readonly #instrumented: InstrumentedReceiver;
   #ready: Promise<void> | undefined;
@@ -50,6 +53,8 @@ export class DeliveryPipeline {
   ) {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
+    const { concurrency } = opts;
+    this.limit = concurrency === undefined ? undefined : new ConcurrencyLimit(concurrency, this.run, refusals);
     this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(opts.leaseMs / 1000))) };
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',
@@ -96,8 +101,10 @@ export class DeliveryPipeline {
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
     const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
+    const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any store write
+    if (busy !== undefined) return busy;
     const refused = (await this.#claim(d)) ?? (await this.#claimOrder(d));
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) return this.limit?.leave(d, refused) ?? refused;
 
     try {
       d.ctx = {
@@ -111,6 +118,7 @@ export class DeliveryPipeline {
     } catch (error) {
       // A bug past the claim (not bad input): give the claims back, so the service's retry is not 409.
       if (d.token !== undefined) void this.run.finish(d, false);
+      this.limit?.leave(d);
       throw error;
     }
   }
@@ -244,12 +252,12 @@ export class DeliveryPipeline {
   /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
   async #respond(d: Delivery, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
     if (this.opts.respond === 'after-handlers') {
-      const error = await this.run.runAndFinish(d, false);
+      const error = await (this.limit?.run(d, false) ?? this.run.runAndFinish(d, false));
       if (error === undefined) return RECEIVED;
       return refusal('handler_failed', `A handler failed for ${d.event.id}; the service will retry.`);
     }
     // Handlers start on a later turn, so even a synchronous one cannot hold up the ack.
-    const run = laterTurn().then(() => this.run.runAndFinish(d, true));
+    const run = laterTurn().then(() => this.limit?.run(d, true) ?? this.run.runAndFinish(d, true));
     this.inFlight.track(d.event.id, run);
     if (waitUntil !== undefined) {
       try {

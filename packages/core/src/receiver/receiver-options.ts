@@ -4,6 +4,7 @@ import { oneOfOption, optionError, positiveOption } from '../base/option-checks.
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderNames, headerNames } from '../verify/headers.js';
 import { checkHeaderPrefix, checkSecrets, DEFAULT_TOLERANCE_SECONDS } from '../verify/verify-options.js';
+import { type ConcurrencyOptions, concurrencyOptions } from './concurrency-limit.js';
 import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import type { Instrumentation } from './instrumentation.js';
@@ -67,6 +68,17 @@ export interface ReceiverOptions {
    * `false` waits for ever.
    */
   handlerTimeoutMs?: number | false;
+  /**
+   * At most this many deliveries run their handlers at once in this process (in 'immediately' mode, the
+   * background runs after the 200). Default no limit. Not with `dispatch`, whose worker has its own.
+   */
+  maxConcurrency?: number;
+  /**
+   * With `maxConcurrency`: how many more deliveries may wait for a slot, in memory (0: none). Past it a
+   * delivery is answered 503 `overloaded` with Retry-After, before its body is read when the entry can,
+   * and always before any store write, so the service's retry runs it once. Default 1000.
+   */
+  maxQueue?: number;
 }
 
 export interface ResolvedOptions {
@@ -89,6 +101,8 @@ export interface ResolvedOptions {
   retry: RetryPolicy;
   /** Undefined when off (`false`). */
   handlerTimeoutMs: number | undefined;
+  /** `maxConcurrency` and `maxQueue`; undefined when there is no limit. */
+  concurrency: ConcurrencyOptions | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -109,6 +123,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'order',
   'retry',
   'handlerTimeoutMs',
+  'maxConcurrency',
+  'maxQueue',
 ] satisfies (keyof ReceiverOptions)[]);
 
 function fail(message: string): never {
@@ -208,6 +224,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
             ...whole,
             unit: 'milliseconds (or false for no time-out)',
           }),
+    concurrency: concurrencyOptions(options),
   };
   if (resolved.order !== undefined && !supportsOrder(resolved.store)) {
     fail(

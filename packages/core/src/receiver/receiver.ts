@@ -99,6 +99,11 @@ export interface AdapterReceiver extends Receiver {
    */
   refuse(response: ReceiverResponse): ReceiverResponse;
   /**
+   * For the Node and Web entries, before they read a body: the 503 `overloaded` answer (counted as
+   * `refuse` counts) when `maxConcurrency` handlers run and `maxQueue` more wait; undefined otherwise.
+   */
+  overloaded(): ReceiverResponse | undefined;
+  /**
    * Runs this receiver's handlers for an event verified elsewhere (a queue worker after `dispatch`):
    * no verification, no dedupe, no onError. Rejects with a WebhookHandlerError when any handler fails.
    * `queued.traceContext` is the one `dispatch` was given, for the instrumentation to link the run to.
@@ -118,6 +123,7 @@ export interface AdapterReceiver extends Receiver {
 const BOUND_METHODS = [
   'handle',
   'refuse',
+  'overloaded',
   'on',
   'onAny',
   'off',
@@ -177,6 +183,11 @@ class WebhookReceiver implements AdapterReceiver {
 
   refuse(response: ReceiverResponse): ReceiverResponse {
     return this.#refusals.refuseUnread(response);
+  }
+
+  overloaded(): ReceiverResponse | undefined {
+    const limit = this.#pipeline.limit;
+    return limit?.full === true ? this.#refusals.refuseUnread(limit.refusal) : undefined;
   }
 
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;

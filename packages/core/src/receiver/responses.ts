@@ -32,6 +32,8 @@ const REFUSAL_HEADERS: Partial<Record<ResponseErrorCode, Record<string, string>>
   request_timeout: { connection: 'close' },
   // The store (or the hand-off) failed: the service retries in 30 s or later.
   store_unavailable: { 'retry-after': '30' },
+  // Every handler slot and wait-list place is taken (maxConcurrency): a burst passes in seconds.
+  overloaded: { 'retry-after': '10' },
 };
 
 /** A refusal's answer: its status from the one table (errors.ts), and `{"error":{code,message}}`. */

@@ -14,6 +14,7 @@ export type ResponseErrorCode =
   | 'payload_schema_mismatch'
   | 'handler_failed'
   | 'store_unavailable'
+  | 'overloaded'
   | 'raw_body_unavailable'
   | 'method_not_allowed'
   | 'request_timeout'
@@ -36,6 +37,7 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   raw_body_unavailable: 500,
   internal_error: 500,
   store_unavailable: 503,
+  overloaded: 503,
 };
 
 const VERIFICATION_CODES = new Set<string>([
