@@ -73,8 +73,13 @@ describe('a burst under maxConcurrency, replayed by the emulator on a virtual cl
       // SYN retry; and idle connections kept longer than a loaded machine takes between two uses, so the
       // emulator never reuses one the server is closing (ECONNRESET).
       server.keepAliveTimeout = 120_000;
-      await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
-      const app = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => closeServer(server) };
+      await new Promise<void>((resolve) =>
+        server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve),
+      );
+      const app = {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        close: () => closeServer(server),
+      };
 
       const attempts = new Map<string, number>();
       const delivered = new Set<string>();

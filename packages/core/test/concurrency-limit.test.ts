@@ -185,7 +185,9 @@ describe('maxConcurrency and maxQueue', () => {
       store: (_op: unknown, call: () => Promise<unknown>) => call(),
       runHandler: (_h: unknown, call: () => unknown) => call(),
       answered: (r: { status: number; json: object }) =>
-        void answered.push(`${r.status} ${JSON.stringify(r.json).includes('overloaded') ? 'overloaded' : ''}`),
+        void answered.push(
+          `${r.status} ${JSON.stringify(r.json).includes('overloaded') ? 'overloaded' : ''}`,
+        ),
       threw() {},
       finished() {},
     } as unknown as DeliveryObserver;

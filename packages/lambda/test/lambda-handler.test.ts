@@ -234,7 +234,9 @@ describe('when the answer is returned', () => {
     expect(Number(refused.headers?.['retry-after'])).toBeGreaterThan(0);
     release();
     await receiver.drain();
-    expect((await handler(httpApiEvent({ headers: second.headers, body: second.body }))).statusCode).toBe(200);
+    expect((await handler(httpApiEvent({ headers: second.headers, body: second.body }))).statusCode).toBe(
+      200,
+    );
     await receiver.drain();
     expect(handled).toHaveLength(2);
   });

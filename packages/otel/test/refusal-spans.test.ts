@@ -121,7 +121,9 @@ describe.each(ADAPTERS)('@sms-webhooks/otel: refusals the %s entry answers get a
     expect(refused?.attributes).toMatchObject({ [ATTR.outcome]: 'refused', [ATTR.httpStatus]: 503 });
     // A 5xx is the server's: the span's status is an error.
     expect(refused?.status.code).toBe(2);
-    expect(await t.total(METRIC.deliveries, { [ATTR.outcome]: 'refused', [ATTR.errorType]: 'overloaded' })).toBe(1);
+    expect(
+      await t.total(METRIC.deliveries, { [ATTR.outcome]: 'refused', [ATTR.errorType]: 'overloaded' }),
+    ).toBe(1);
   });
 
   it('408: a body that stops arriving', async () => {
@@ -141,14 +143,20 @@ describe('@sms-webhooks/otel: a verified delivery refused past maxConcurrency', 
         maxConcurrency: 1,
         maxQueue: 0,
         respond: 'after-handlers',
-        instrumentation: otelInstrumentation({ tracerProvider: t.tracerProvider, meterProvider: t.meterProvider }),
+        instrumentation: otelInstrumentation({
+          tracerProvider: t.tracerProvider,
+          meterProvider: t.meterProvider,
+        }),
       });
       let open = () => {};
       const gate = new Promise<void>((resolve) => {
         open = resolve;
       });
       receiver.on('message.sent', () => gate);
-      const [a, b] = [createTestDelivery('message.sent', { secret }), createTestDelivery('message.sent', { secret })];
+      const [a, b] = [
+        createTestDelivery('message.sent', { secret }),
+        createTestDelivery('message.sent', { secret }),
+      ];
       // Both pass verification together; the second finds the one slot taken.
       const first = receiver.handle({ rawBody: a.body, headers: a.headers });
       const second = await receiver.handle({ rawBody: b.body, headers: b.headers });

@@ -54,7 +54,8 @@ export class DeliveryPipeline {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
     const { concurrency } = opts;
-    this.limit = concurrency === undefined ? undefined : new ConcurrencyLimit(concurrency, this.run, refusals);
+    this.limit =
+      concurrency === undefined ? undefined : new ConcurrencyLimit(concurrency, this.run, refusals);
     this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(opts.leaseMs / 1000))) };
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',

@@ -348,7 +348,10 @@ export function runAdapterContract(
               end: false,
             });
             assertError(refused, 503, 'overloaded');
-            assert.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After is a positive number of seconds');
+            assert.ok(
+              Number(refused.headers['retry-after']) > 0,
+              'Retry-After is a positive number of seconds',
+            );
             gate.resolve();
             if (respond === 'after-handlers') assertJson(await answered, 200, { received: true });
             await within(receiver.drain(), 'drain');
