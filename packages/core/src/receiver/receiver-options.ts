@@ -4,7 +4,7 @@ import { oneOfOption, optionError, positiveOption } from '../base/option-checks.
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderNames, headerNames } from '../verify/headers.js';
 import { checkHeaderPrefix, checkSecrets, DEFAULT_TOLERANCE_SECONDS } from '../verify/verify-options.js';
-import { type ConcurrencyOptions, concurrencyOptions } from './concurrency-limit.js';
+import { type ConcurrencyOptions, concurrencyOptions } from './concurrency-options.js';
 import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import type { Instrumentation } from './instrumentation.js';

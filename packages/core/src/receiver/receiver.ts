@@ -98,10 +98,7 @@ export interface AdapterReceiver extends Receiver {
    * own, a refusal answered before `handle` was reached (405, 408, 413 while reading), and returns it.
    */
   refuse(response: ReceiverResponse): ReceiverResponse;
-  /**
-   * For the Node and Web entries, before they read a body: the 503 `overloaded` answer (counted as
-   * `refuse` counts) when `maxConcurrency` handlers run and `maxQueue` more wait; undefined otherwise.
-   */
+  /** For the entries, before a body: past `maxConcurrency` + `maxQueue`, 503 `overloaded` (counted). */
   overloaded(): ReceiverResponse | undefined;
   /**
    * Runs this receiver's handlers for an event verified elsewhere (a queue worker after `dispatch`):
@@ -123,7 +120,6 @@ export interface AdapterReceiver extends Receiver {
 const BOUND_METHODS = [
   'handle',
   'refuse',
-  'overloaded',
   'on',
   'onAny',
   'off',
@@ -152,6 +148,7 @@ class WebhookReceiver implements AdapterReceiver {
   readonly #errors: ErrorHooks;
   readonly #refusals: Refusals;
   readonly #pipeline: DeliveryPipeline;
+  readonly overloaded = (): ReceiverResponse | undefined => this.#pipeline.limit?.refuseIfFull();
 
   constructor(options: ReceiverOptions) {
     const opts = resolveOptions(options);
@@ -183,11 +180,6 @@ class WebhookReceiver implements AdapterReceiver {
 
   refuse(response: ReceiverResponse): ReceiverResponse {
     return this.#refusals.refuseUnread(response);
-  }
-
-  overloaded(): ReceiverResponse | undefined {
-    const limit = this.#pipeline.limit;
-    return limit?.full === true ? this.#refusals.refuseUnread(limit.refusal) : undefined;
   }
 
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
