@@ -68,7 +68,8 @@ describe('a burst under maxConcurrency, replayed by the emulator on a virtual cl
         if (handledCount % 2500 === 0) peakHeap = Math.max(peakHeap, retainedHeap());
       };
       receiver.on(['message.sent', 'message.delivered', 'sms.completed'], handle);
-      const server = createServer(webhookMiddleware(receiver));
+      const middleware = webhookMiddleware(receiver);
+      const server = createServer((req, res) => middleware(req, res, () => res.writeHead(500).end()));
       // A burst's connections arrive together: a listen backlog above Node's 511, so none waits for a
       // SYN retry; and idle connections kept longer than a loaded machine takes between two uses, so the
       // emulator never reuses one the server is closing (ECONNRESET).
