@@ -3,12 +3,15 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@sms-webhooks/core';
-import { listen } from '@sms-webhooks/test-helpers';
+import { listen, waitFor } from '@sms-webhooks/test-helpers';
 import { createApp as createExpressApp } from '../../examples/express/app.js';
 import { createApp as createFastifyApp } from '../../examples/fastify/app.js';
 import { createApp as createKoaApp } from '../../examples/koa/app.js';
 import { createHandler as createLambdaHandler } from '../../examples/lambda/app.js';
 import { albEvent, httpApiEvent, restApiEvent } from '../../packages/lambda/test/events.js';
+import { bundle } from '../runtimes/bundle.js';
+import type { RunningApp } from '../runtimes/contract.js';
+import { startWorker } from '../runtimes/workerd.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const secret = 'whsec_examples0123456789abcdef012345';
@@ -97,6 +100,55 @@ describe('examples/lambda createHandler', () => {
     expect((await handler(event({ method: 'GET', headers: {}, body: '' }))).statusCode).toBe(405);
     // The refusals are logged as warnings; no handler ran for the duplicate or the forged one.
     expect(lines.filter((line) => !line.startsWith('warn: '))).toHaveLength(1);
+  });
+});
+
+// The Worker module itself (src/worker.ts), bundled with core's Web build as Wrangler's conditions resolve
+// it, in workerd through miniflare, without nodejs_compat. Its handlers run after the 200 under
+// ctx.waitUntil and log with console.log, which miniflare hands to the test.
+describe('examples/cloudflare-workers on workerd', () => {
+  const lines: string[] = [];
+  let worker: RunningApp | undefined;
+  beforeAll(async () => {
+    const script = await bundle(`${root}examples/cloudflare-workers/src/worker.ts`, 'web');
+    worker = await startWorker(script, [], { SMS_WEBHOOK_SECRET: secret }, (line) => lines.push(line));
+  }, 60_000);
+  afterAll(() => worker?.stop());
+  const post = (d: { headers: Record<string, string>; body: string }) =>
+    worker!.fetch('/webhooks/sms', { method: 'POST', headers: d.headers, body: d.body });
+
+  it('accepts a signed delivery (200), runs its typed handler after the answer, and a repeat is a duplicate', async () => {
+    const d = createTestDelivery('message.delivered', { secret, attempt: 2 });
+    const res = await post(d);
+    expect([res.status, await res.text()]).toEqual([200, '{"received":true}']);
+    const line = `message.delivered ${d.event.id}: message ${d.event.data.id} to ${d.event.data.to} (attempt 2)`;
+    await waitFor(() => lines.includes(line), 'the handler to log the delivery');
+    const again = await post(d);
+    expect([again.status, await again.json()]).toEqual([200, { received: true, duplicate: true }]);
+    expect(lines.filter((l) => l.includes(d.event.id))).toEqual([line]);
+  });
+
+  it('refuses a bad signature with 400 signature_mismatch and runs no handler', async () => {
+    const forged = createTestDelivery('message.delivered', { secret: 'whsec_not_the_one' });
+    const res = await post(forged);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'signature_mismatch' } });
+    // A tampered body under a valid signature is refused the same way.
+    const d = createTestDelivery('message.delivered', { secret });
+    const tampered = await post({
+      headers: d.headers,
+      body: d.body.replace(d.event.data.to, '+15555550199'),
+    });
+    expect(tampered.status).toBe(400);
+    expect(await tampered.json()).toMatchObject({ error: { code: 'signature_mismatch' } });
+    expect(lines.join('\n')).not.toContain(forged.event.id);
+    expect(lines.join('\n')).not.toContain(d.event.id);
+  });
+
+  it('answers GET on the webhook path 405, /health 200 and any other path 404', async () => {
+    expect((await worker!.fetch('/webhooks/sms')).status).toBe(405);
+    expect(await (await worker!.fetch('/health')).json()).toEqual({ ok: true });
+    expect((await worker!.fetch('/webhooks')).status).toBe(404);
   });
 });
 

@@ -336,6 +336,14 @@ export const STORE_READMES: ReadmeUnderTest[] = [
     },
   },
   {
+    // Its blocks need Wrangler or a Cloudflare account, so each is skipped with its reason; the Worker they
+    // run is run on workerd by test/adapters/examples.test.ts.
+    path: 'examples/cloudflare-workers/README.md',
+    async setup() {
+      return { env: {}, close: async () => {} };
+    },
+  },
+  {
     path: 'examples/multi-instance/README.md',
     async setup() {
       // No REDIS_URL: the README's command starts a redis-server of its own. No SMS_WEBHOOK_SECRET

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WEB_ENTRIES, webPlatform } from '../../packages/core/web-platform.js';
 
@@ -34,7 +35,7 @@ function sources(platform: 'web' | 'node') {
 }
 
 /**
- * One ES module from a fixture and the sources, built as the published package is for that runtime:
+ * One ES module from a fixture (a file of ./fixtures, or an absolute path) and the sources, built as the published package is for that runtime:
  * 'web' with the Web platform (the workerd/edge-light/worker/browser conditions), 'node' with node:crypto
  * (what Node, Bun and Deno resolve).
  */
@@ -44,7 +45,7 @@ export async function bundle(
   format: 'esm' | 'iife' = 'esm',
 ): Promise<string> {
   const result = await esbuild.build({
-    entryPoints: [fileURLToPath(new URL(`./fixtures/${entry}`, import.meta.url))],
+    entryPoints: [isAbsolute(entry) ? entry : fileURLToPath(new URL(`./fixtures/${entry}`, import.meta.url))],
     bundle: true,
     write: false,
     format,

@@ -8,12 +8,14 @@ interface MiniflareInstance {
 
 /**
  * An ES-module Worker in workerd, through miniflare (which ships the workerd binary and talks to it
- * over HTTP); `flags` are its compatibility flags, `bindings` its env.
+ * over HTTP); `flags` are its compatibility flags, `bindings` its env. `onLog` gets each line the Worker
+ * logs (console.log …), else workerd prints them.
  */
 export async function startWorker(
   script: string,
   flags: string[],
   bindings: Record<string, string>,
+  onLog?: (line: string) => void,
 ): Promise<RunningApp> {
   runtime('miniflare');
   const { Miniflare } = (await import(`${RUNTIMES_DIR}miniflare/dist/src/index.js`)) as {
@@ -25,6 +27,12 @@ export async function startWorker(
     compatibilityDate: '2026-07-01',
     compatibilityFlags: flags,
     bindings,
+    // miniflare checks that this returns nothing.
+    ...(onLog && {
+      handleStructuredLogs: ({ message }: { message: string }) => {
+        onLog(message);
+      },
+    }),
   });
   return {
     fetch: (path, init) => mf.dispatchFetch(`http://localhost${path}`, init),

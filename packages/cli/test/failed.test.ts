@@ -11,7 +11,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { handOffReceiver, secret as pgBossSecret, useDatabase } from '../../pg-boss/test/set-up.js';
+import { handOffReceiver, MAJORS, secret as pgBossSecret, useDatabase } from '../../pg-boss/test/set-up.js';
 import { runCli } from './helpers.js';
 
 const secret = 'whsec_failedcli0123456789abcdef0123456';
@@ -133,7 +133,8 @@ describe('sms-webhooks failed (bullmq)', () => {
 });
 
 describe('sms-webhooks failed (pg-boss)', () => {
-  const db = useDatabase('cli_failed');
+  // The CLI's peer range is pg-boss 10's.
+  const db = useDatabase('cli_failed', MAJORS[0]!);
 
   it('lists the failed event and replays it once; an unknown event is job_not_found', async () => {
     const boss = await db.boss();

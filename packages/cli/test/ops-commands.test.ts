@@ -9,10 +9,16 @@ import { createReceiver, type Receiver } from '@sms-webhooks/core';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
 import { PostgresStore } from '@sms-webhooks/postgres';
+import {
+  enqueueTo as rabbitEnqueue,
+  listFailed as rabbitListFailed,
+  createWorker as rabbitWorker,
+} from '@sms-webhooks/rabbitmq';
 import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
 import { createDatabase, pgPool } from '@sms-webhooks/test-helpers/postgres-db';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import amqp from 'amqplib';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { runCli } from './helpers.js';
@@ -216,6 +222,82 @@ describe('sms-webhooks audit (RedisStore)', () => {
         failedJob: expect.objectContaining({ attempts: 2 }),
       }),
     ]);
+  });
+
+  it('--amqp-url with --queue names the events in the RabbitMQ failed queue, and leaves them there', async () => {
+    await startEmulator();
+    const target = await app(placeholder());
+    closers.push(target.close);
+    const webhook = JSON.parse(
+      (
+        await runCli(
+          ['webhooks', 'create', '--url', target.url, '--events', 'message.delivered', '--json'],
+          env,
+        )
+      ).stdout,
+    );
+    const name = `sms-test-ops-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const amqpUrl = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+    const connection = await amqp.connect(amqpUrl);
+    connection.on('error', () => {});
+    closers.push(async () => {
+      const channel = await connection.createChannel();
+      for (const q of [name, `${name}.failed`]) await channel.deleteQueue(q);
+      await channel.deleteExchange(`${name}.dead-letter`);
+      await connection.close();
+    });
+    const client = new Redis(redis.url);
+    closers.push(() => client.quit());
+    const prefix = `${name}:`;
+    const store = new RedisStore({ client, clientType: 'ioredis', prefix });
+    target.use(
+      createReceiver({
+        secret: webhook.secret,
+        store,
+        logger: captureLogger(),
+        dispatch: rabbitEnqueue(connection, { store, queue: name }),
+      }).on('message.delivered', () => {}),
+    );
+    const worker = await rabbitWorker(
+      {
+        'message.delivered': () => {
+          throw new Error('ledger is read-only');
+        },
+      },
+      { connection, queue: name, store, attempts: 1, logger: captureLogger() },
+    );
+    closers.push(() => worker.close());
+    const [event] = emulator.emit('message.delivered');
+    await waitFor(async () => (await rabbitListFailed(connection, { queue: name })).length === 1, 'failed');
+
+    const args = ['audit', webhook.id, '--redis-url', redis.url, '--store-prefix', prefix];
+    const result = await runCli([...args, '--amqp-url', amqpUrl, '--queue', name], env);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^unfinished +${event!.id} +message\\.delivered +1 +200 +in the queue's failed set: .*ledger is read-only.* \\(sms-webhooks failed replay ${event!.id}\\)$`,
+        'm',
+      ),
+    );
+    const json = JSON.parse(
+      (await runCli([...args, '--amqp-url', amqpUrl, '--queue', name, '--json'], env)).stdout,
+    );
+    expect(json.events).toEqual([
+      expect.objectContaining({
+        eventId: event!.id,
+        category: 'unfinished',
+        failedJob: expect.objectContaining({ attempts: 1, error: expect.stringMatching(/read-only/) }),
+      }),
+    ]);
+    // Read, not consumed: the message is still in the failed queue for `failed replay`.
+    expect(await rabbitListFailed(connection, { queue: name })).toHaveLength(1);
+    // Without --amqp-url, --queue is BullMQ's on Redis: nothing there, and the note says so.
+    const bare = await runCli([...args, '--queue', name], env);
+    expect(bare.stdout).toMatch(/acknowledged; the store has no completion/);
+    const down = await runCli([...args, '--amqp-url', 'amqp://guest:hunter2@127.0.0.1:1'], env);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/could not reach RabbitMQ/);
+    expect(down.stderr).not.toMatch(/hunter2/);
   });
 
   it('says how to name the store when none is given', async () => {

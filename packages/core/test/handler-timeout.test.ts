@@ -4,6 +4,7 @@ import {
   createTestDelivery,
   type EventType,
   type HandlerContext,
+  MemoryStore,
   type ReceiverOptions,
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
@@ -61,7 +62,18 @@ describe('handlerTimeoutMs: a handler that never settles', () => {
   });
 
   it("'immediately': each attempt times out, the last reaches onError, and no lease is renewed after it", async () => {
-    const { clock, receiver, send, delivery } = app({ retry: { attempts: 2, backoffMs: 1_000 } });
+    const store = new MemoryStore();
+    const renewed: string[] = [];
+    const renew = store.renew.bind(store);
+    store.renew = (key, token, leaseMs) => {
+      renewed.push(key);
+      return renew(key, token, leaseMs);
+    };
+    const { clock, receiver, send, delivery } = app({
+      store,
+      leaseMs: 30_000,
+      retry: { attempts: 2, backoffMs: 1_000 },
+    });
     const errors: WebhookHandlerError[] = [];
     receiver.onError((error) => void errors.push(error));
     let runs = 0;
@@ -76,7 +88,12 @@ describe('handlerTimeoutMs: a handler that never settles', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]!.errors[0]).toMatchObject({ name: 'TimeoutError' });
     expect(errors[0]!.message).toContain('did not settle within 60000 ms');
-    // Nothing is held any more: no renewal timer is left, and a redelivery runs the event again.
+    // Nothing is held any more: no claim is renewed over a whole lease, the renewal timer stops, and a
+    // redelivery runs the event again.
+    expect(renewed.length).toBeGreaterThan(0); // while the handlers ran
+    renewed.length = 0;
+    await clock.advance(MINUTE);
+    expect(renewed).toEqual([]);
     expect(clock.pendingTimers).toBe(0);
     const again = await receiver.handle({ rawBody: sent.body, headers: { ...sent.headers } });
     expect(again.status).toBe(200);

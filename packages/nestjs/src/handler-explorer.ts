@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import type { AnyWebhookHandler, Receiver } from '@sms-webhooks/core';
+import type { HandlerContext, Receiver } from '@sms-webhooks/core';
 import { optionError } from '@sms-webhooks/core/store';
-import { handlerTypes } from './on-sms-webhook.js';
+import { handlerRegistrations } from './on-sms-webhook.js';
 import { SMS_WEBHOOK_RECEIVER } from './tokens.js';
 
 const OWNER = '@sms-webhooks/nestjs';
@@ -28,8 +28,8 @@ export class SmsWebhookHandlerExplorer implements OnModuleInit {
       seen.add(instance);
       for (const name of this.scanner.getAllMethodNames(Object.getPrototypeOf(instance))) {
         const target = instance as Record<string, (...args: unknown[]) => unknown>;
-        const types = handlerTypes(target[name]);
-        if (types === undefined) continue;
+        const registrations = handlerRegistrations(target[name]);
+        if (registrations === undefined) continue;
         const where = `${instance.constructor?.name ?? String(wrapper.token)}.${name}`;
         if (!wrapper.isDependencyTreeStatic() || wrapper.isTransient) {
           throw optionError(
@@ -39,12 +39,16 @@ export class SmsWebhookHandlerExplorer implements OnModuleInit {
           );
         }
         // Looked up at call time, so the method a test spies on is the one that runs.
-        const handler: AnyWebhookHandler = (event, ctx) => target[name]!(event, ctx);
+        // `unknown`: the same wrapper serves registrations with a schema (the schema's output) and without.
+        const handler = (event: unknown, ctx: HandlerContext) => target[name]!(event, ctx);
         // Instrumentation (@sms-webhooks/otel's span names and handler.name attribute) reads the function's
         // name: the method's, not this wrapper's.
         Object.defineProperty(handler, 'name', { value: where });
-        this.receiver.on(types, handler);
-        this.#logger.log(`${where} handles ${types.join(', ')}`);
+        for (const { types, schema } of registrations) {
+          if (schema === undefined) this.receiver.on(types, handler);
+          else this.receiver.on(types, schema, handler);
+          this.#logger.log(`${where} handles ${types.join(', ')}${schema ? ' (with its schema)' : ''}`);
+        }
         count++;
       }
     }

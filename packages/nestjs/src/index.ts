@@ -6,6 +6,8 @@ export type {
 } from './module-options.js';
 export { nestLogger } from './nest-logger.js';
 export {
+  type CheckedSmsWebhookHandlerMethod,
+  type OnCheckedSmsWebhookDecorator,
   OnSmsWebhook,
   type OnSmsWebhookDecorator,
   type SmsWebhookHandlerMethod,

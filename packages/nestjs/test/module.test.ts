@@ -13,7 +13,7 @@ import {
   signPayload,
   type WebhookEvent,
 } from '@sms-webhooks/core';
-import { DEFAULT_DRAIN_TIMEOUT_MS } from '@sms-webhooks/core/adapter';
+import { type CheckedWebhookEvent, DEFAULT_DRAIN_TIMEOUT_MS } from '@sms-webhooks/core/adapter';
 import {
   InjectSmsWebhookReceiver,
   OnSmsWebhook,
@@ -22,6 +22,7 @@ import {
 } from '@sms-webhooks/nestjs';
 import { deferred } from '@sms-webhooks/test-helpers';
 import express from 'express';
+import { z } from 'zod';
 import { splitOptions } from '../src/module-options.js';
 import {
   adapterFor,
@@ -527,6 +528,60 @@ describe('@OnSmsWebhook', () => {
       /^@sms-webhooks\/nestjs: @OnSmsWebhook\("message.delivred"\): not an event type\. Known: message\.sent/,
     );
     expect(() => decorate([])).toThrow(/needs an event type or a non-empty list/);
+  });
+
+  it('with a schema: the method gets its output; a mismatch is 422 payload_schema_mismatch and runs nothing', async () => {
+    const seen: unknown[] = [];
+    const delivered = z.looseObject({
+      to: z.string(),
+      updated_at: z.iso.datetime().transform((s) => new Date(s)),
+    });
+    @Injectable()
+    class Checked {
+      @OnSmsWebhook('message.delivered', delivered)
+      onDelivered(event: CheckedWebhookEvent<'message.delivered', z.output<typeof delivered>>): void {
+        seen.push(event.data.updated_at);
+      }
+
+      // The same event's other handler: a schema refusal runs none of the event's handlers.
+      @OnSmsWebhook('message.delivered')
+      alsoDelivered(): void {
+        seen.push('plain');
+      }
+    }
+    for (const platform of PLATFORMS) {
+      seen.length = 0;
+      const { origin, close } = await startApp(platform, {
+        imports: [SmsWebhooksModule.forRoot({ secret: SECRET, path: PATH, respond: 'after-handlers' })],
+        providers: [Checked],
+      });
+      try {
+        const good = createTestDelivery('message.delivered', { secret: SECRET });
+        expect((await post(`${origin}${PATH}`, good)).status).toBe(200);
+        expect(seen).toEqual([new Date(good.event.data.updated_at), 'plain']);
+        seen.length = 0;
+        const bad = createTestDelivery('message.delivered', {
+          secret: SECRET,
+          data: { updated_at: 'not a time' },
+        });
+        const refused = await post(`${origin}${PATH}`, bad);
+        expect(refused.status).toBe(422);
+        expect(refused.body).toMatchObject({ error: { code: 'payload_schema_mismatch' } });
+        expect(JSON.stringify(refused.body)).not.toContain('not a time');
+        expect(seen).toEqual([]);
+      } finally {
+        await close();
+      }
+    }
+  });
+
+  it('refuses a schema that is no Standard Schema at start-up', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: what the types forbid
+    const decorate = OnSmsWebhook as (type: any, schema: any) => unknown;
+    expect(() => decorate('message.delivered', { parse() {} })).toThrow(
+      /^@sms-webhooks\/nestjs: @OnSmsWebhook\(type, schema\): `schema` must be a Standard Schema v1 validator/,
+    );
+    expect(() => decorate('message.delivered', undefined)).toThrow(/Standard Schema/);
   });
 
   it('adds up stacked decorators, registers a provider behind two tokens once, and finds handlers on controllers too', async () => {

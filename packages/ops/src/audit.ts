@@ -14,7 +14,10 @@ export type AuditCategory = 'missed' | 'retrying' | 'unfinished' | 'fine';
 
 export const AUDIT_CATEGORIES: readonly AuditCategory[] = ['missed', 'retrying', 'unfinished', 'fine'];
 
-/** What a queue's failed set holds for an event (`findFailed` of @sms-webhooks/bullmq or /pg-boss). */
+/**
+ * What a queue's failed set holds for an event (`findFailed` of @sms-webhooks/bullmq or /pg-boss,
+ * `failedFinder` of /rabbitmq).
+ */
 export interface FailedJobInfo {
   attempts: number;
   error: string | undefined;

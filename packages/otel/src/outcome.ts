@@ -7,6 +7,9 @@ import type { ReceiverResponse } from '@sms-webhooks/core';
  * - `in_flight`: 409, being processed elsewhere right now;
  * - `refused`: turned away before it was verified (bad signature, too large, wrong method …), or
  *   `overloaded` (the receiver's `maxConcurrency` and wait list were full), verified or not;
+ * - `invalid`: verified, but its `data` failed a handler's schema (`payload_schema_mismatch`): 422, no
+ *   handler ran, the service retries. Apart from `failed`, since the fix is the schema (or the service's
+ *   payload), not the app's health;
  * - `failed`: verified, but the store or a handler ('after-handlers') failed: 5xx, the service retries.
  */
 export type DeliveryOutcome =
@@ -16,6 +19,7 @@ export type DeliveryOutcome =
   | 'stale'
   | 'in_flight'
   | 'refused'
+  | 'invalid'
   | 'failed';
 
 export function outcomeOf(response: ReceiverResponse, verified: boolean): DeliveryOutcome {
@@ -24,6 +28,7 @@ export function outcomeOf(response: ReceiverResponse, verified: boolean): Delive
   }
   const code = errorCodeOf(response);
   if (code === 'in_flight') return 'in_flight';
+  if (code === 'payload_schema_mismatch') return 'invalid';
   // Nothing failed: the receiver turned it away unclaimed, for the service to retry.
   if (code === 'overloaded') return 'refused';
   return verified ? 'failed' : 'refused';

@@ -2,6 +2,7 @@ import { createReceiver, createTestDelivery, type DedupeStore, MemoryStore } fro
 import type { ClaimResult } from '@sms-webhooks/core/store';
 import { ATTR, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type Telemetry, telemetry } from './telemetry.js';
 
 const secret = 'whsec_otel_detail_tests_0123456789abcdef';
@@ -162,6 +163,51 @@ describe('@sms-webhooks/otel: what the default records, and what it leaves to de
       t.spans().find((s) => s.name === SPAN.delivery && s.attributes[ATTR.eventType] === 'message.sent')
         ?.attributes[ATTR.outcome],
     ).toBe('stale');
+  });
+
+  it('counts a payload that fails a handler schema under the outcome invalid with its code, not failed', async () => {
+    t = telemetry();
+    const receiver = createReceiver({
+      secret,
+      logger: quiet,
+      instrumentation: otelInstrumentation({
+        tracerProvider: t.tracerProvider,
+        meterProvider: t.meterProvider,
+      }),
+    });
+    const delivered = z.looseObject({ updated_at: z.iso.datetime() });
+    receiver.on('message.delivered', delivered, () => {});
+    const bad = createTestDelivery('message.delivered', { secret, data: { updated_at: 'yesterday' } });
+    expect((await receiver.handle({ rawBody: bad.body, headers: bad.headers })).status).toBe(422);
+    const good = createTestDelivery('message.delivered', { secret });
+    expect((await receiver.handle({ rawBody: good.body, headers: good.headers })).status).toBe(200);
+    await receiver.drain();
+    const points = await t.points(METRIC.deliveries);
+    const byOutcome = (outcome: string) => points.filter((p) => p.attributes[ATTR.outcome] === outcome);
+    expect(points).toHaveLength(2);
+    expect(byOutcome('received').map((p) => p.value)).toEqual([1]);
+    expect(byOutcome('failed')).toEqual([]);
+    expect(byOutcome('invalid').map((p) => [p.attributes, p.value])).toEqual([
+      [
+        {
+          [ATTR.outcome]: 'invalid',
+          [ATTR.errorType]: 'payload_schema_mismatch',
+          [ATTR.httpStatus]: 422,
+          [ATTR.eventType]: 'message.delivered',
+        },
+        1,
+      ],
+    ]);
+    const span = t
+      .spans()
+      .find((s) => s.name === SPAN.delivery && s.attributes[ATTR.errorType] !== undefined);
+    expect(span?.attributes).toMatchObject({
+      [ATTR.outcome]: 'invalid',
+      [ATTR.errorType]: 'payload_schema_mismatch',
+      [ATTR.messageId]: bad.event.id,
+    });
+    // A 4xx is the sender's: the span's status stays unset, as for the other refusals.
+    expect(span?.status.code).toBe(0);
   });
 
   it("refuses a `detail` that is neither 'delivery' nor 'full', saying what it takes", () => {

@@ -1,13 +1,13 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import { WebhookHandlerError } from '@sms-webhooks/core';
 import { type AdapterReceiver, toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
-import type PgBoss from 'pg-boss';
+import { offWork, type PgBossWorkers, type WebhookJob, work } from './boss.js';
 import { PgBossHandOffError } from './errors.js';
-import { DEFAULT_QUEUE_NAME, readJobData, toHandlerContext, type WebhookJobData } from './job-data.js';
+import { DEFAULT_QUEUE_NAME, readJobData, toHandlerContext } from './job-data.js';
 import { positiveInteger } from './option-checks.js';
 import { recordCompletion } from './record-completion.js';
 
-export type WebhookJob = PgBoss.JobWithMetadata<WebhookJobData>;
+export type { WebhookJob };
 
 export interface CreateWorkerOptions {
   /** The queue, as given to `enqueueTo`. Default 'sms-webhooks'. */
@@ -71,10 +71,10 @@ function describe(error: unknown): string {
  */
 export async function createWorker(
   source: Receiver | WebhookHandlers,
-  boss: Pick<PgBoss, 'work' | 'offWork'>,
+  boss: PgBossWorkers,
   options: CreateWorkerOptions = {},
 ): Promise<WebhookWorker> {
-  if (typeof boss?.work !== 'function') {
+  if (typeof boss?.work !== 'function' || typeof boss.offWork !== 'function') {
     throw new PgBossHandOffError(
       'ERR_SMS_PGBOSS_OPTIONS',
       'createWorker(receiver, boss) needs a started PgBoss.',
@@ -143,7 +143,8 @@ export async function createWorker(
   const ids: string[] = [];
   for (let i = 0; i < concurrency; i++) {
     ids.push(
-      await boss.work<WebhookJobData>(
+      await work(
+        boss,
         queue,
         {
           batchSize: 1,
@@ -157,7 +158,7 @@ export async function createWorker(
   return {
     ids,
     async close() {
-      for (const id of ids) await boss.offWork({ id });
+      for (const id of ids) await offWork(boss, queue, id);
       // A fetch under way when the worker stopped still hands its job over: wait for that one too.
       do {
         await Promise.allSettled([...running]);

@@ -1,5 +1,5 @@
 import { type Dispatch, DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
-import type PgBoss from 'pg-boss';
+import { jobState, type PgBossSender } from './boss.js';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';
 import { DEFAULT_QUEUE_NAME, toJobData } from './job-data.js';
@@ -29,13 +29,14 @@ export interface EnqueueOptions {
   holdMs?: number;
   /** How long to wait for the transaction before answering 503. Default 5000 ms. */
   timeoutMs?: number;
-  /** Any other pg-boss send option (priority, deadLetter, retention …). `id` and `db` are always ours. */
-  sendOptions?: Omit<PgBoss.SendOptions, 'id' | 'db'>;
+  /**
+   * Any other option of pg-boss's `send` (priority, deadLetter, retention …), passed on as given: check
+   * the names against your pg-boss major. `id` and `db` are always ours.
+   */
+  sendOptions?: Readonly<Record<string, unknown>>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-type Sender = Pick<PgBoss, 'send' | 'getJobById'>;
 
 /**
  * A receiver `dispatch` that commits the event's job and its dedupe claim in one PostgreSQL transaction:
@@ -45,7 +46,7 @@ type Sender = Pick<PgBoss, 'send' | 'getJobById'>;
  * (the receiver releases it, 503), and a claim lost meanwhile leaves no job (503). An event that has a
  * job already gets no second one: the transaction gives this delivery's claim back and the answer is 200.
  */
-export function enqueueTo(boss: Sender, options: EnqueueOptions): Dispatch {
+export function enqueueTo(boss: PgBossSender, options: EnqueueOptions): Dispatch {
   if (typeof boss?.send !== 'function') {
     throw new PgBossHandOffError(
       'ERR_SMS_PGBOSS_OPTIONS',
@@ -58,7 +59,7 @@ export function enqueueTo(boss: Sender, options: EnqueueOptions): Dispatch {
   const attempts = positiveInteger('attempts', options.attempts, 8);
   const holdMs = positiveInteger('holdMs', options.holdMs, DAY_MS, 'ms');
   const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 5000, 'ms');
-  const base: PgBoss.SendOptions = {
+  const base = {
     ...options.sendOptions,
     retryLimit: attempts - 1,
     retryDelay: wholeNumber('retryDelaySeconds', options.retryDelaySeconds, 2, 'seconds'),
@@ -81,15 +82,15 @@ export function enqueueTo(boss: Sender, options: EnqueueOptions): Dispatch {
           );
         }
       }
-      if ((await boss.send(queue, toJobData(dispatched), { ...base, id, db })) !== null) return;
+      const sent = await boss.send(queue, toJobData(dispatched), { ...base, id, db }).catch(async (error) => {
+        // pg-boss 12 refuses a queue it does not know; 10 inserts nothing and answers null (below).
+        if ((await boss.getQueue(queue).catch(() => undefined)) === null) throw noQueue(queue);
+        throw error;
+      });
+      if (sent !== null) return;
       // No row: the queue is missing, or the event has a job already (retried after a final failure,
       // or its claim ran out while the job waited). That job stands for the event; the claim goes.
-      if ((await boss.getJobById(queue, id, { db, includeArchive: false })) === null) {
-        throw new PgBossHandOffError(
-          'ERR_SMS_PGBOSS_NO_QUEUE',
-          `the queue ${queue} does not exist: await boss.createQueue('${queue}') at start-up.`,
-        );
-      }
+      if ((await jobState(boss, queue, id, db, false)) === undefined) throw noQueue(queue);
       if (claim !== undefined) await db.executeSql(sql.drop, [key, claim.token]);
     });
     // A transaction cut off by the time-out may still commit, holding this claim for its job.
@@ -103,4 +104,11 @@ export function enqueueTo(boss: Sender, options: EnqueueOptions): Dispatch {
         ),
     );
   };
+}
+
+function noQueue(queue: string): PgBossHandOffError {
+  return new PgBossHandOffError(
+    'ERR_SMS_PGBOSS_NO_QUEUE',
+    `the queue ${queue} does not exist: await boss.createQueue('${queue}') at start-up.`,
+  );
 }

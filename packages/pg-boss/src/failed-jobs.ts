@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AnyWebhookEvent } from '@sms-webhooks/core';
-import type PgBoss from 'pg-boss';
+import { jobState, type PgBossDb, type PgBossSender } from './boss.js';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';
 import { DEFAULT_QUEUE_NAME, readJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
+import { jobTables } from './job-tables.js';
 import { positiveInteger } from './option-checks.js';
 import { checkStore, type HandOffStore } from './store.js';
 import { transactionDb } from './transaction-db.js';
@@ -26,7 +27,10 @@ export interface FailedEvent {
   failedAt: Date;
   /** The last error's message, as pg-boss stored it. */
   error: string | undefined;
-  /** Moved to pg-boss's archive (after `archiveFailedAfterSeconds`); still listed and replayable. */
+  /**
+   * Moved to pg-boss 10's archive (after `archiveFailedAfterSeconds`); still listed and replayable.
+   * Always false on pg-boss 12, which keeps failed jobs in its job table until `deleteAfterSeconds`.
+   */
   archived: boolean;
 }
 
@@ -75,21 +79,21 @@ interface FailedRow {
  * its archive (`archiveFailedAfterSeconds`, until `deleteAfterDays`). Read-only.
  */
 export async function listFailed(
-  boss: Pick<PgBoss, 'getDb'>,
+  boss: PgBossDb,
   options: FailedJobsOptions & { limit?: number } = {},
 ): Promise<FailedEvent[]> {
   const s = schemaOf(options);
   const limit = options.limit ?? 100;
   const columns = 'id, data, output, retry_count, completed_on';
-  const { rows } = await boss.getDb().executeSql(
+  const db = boss.getDb();
+  const { tables } = await jobTables(db, s);
+  const { rows } = await db.executeSql(
     `SELECT * FROM (
-  SELECT ${columns}, false AS archived FROM ${s}.job WHERE name = $1 AND state = 'failed'
-  UNION ALL
-  SELECT ${columns}, true AS archived FROM ${s}.archive WHERE name = $1 AND state = 'failed'
+${tables.map((t) => `  SELECT ${columns}, ${t.archived} AS archived FROM ${t.name} WHERE name = $1 AND state = 'failed'`).join('\n  UNION ALL\n')}
 ) failed ORDER BY completed_on DESC LIMIT $2`,
     [options.queue ?? DEFAULT_QUEUE_NAME, limit],
   );
-  return (rows as FailedRow[]).map(toFailedEvent);
+  return (rows as unknown as FailedRow[]).map(toFailedEvent);
 }
 
 function toFailedEvent(row: FailedRow): FailedEvent {
@@ -111,21 +115,21 @@ function toFailedEvent(row: FailedRow): FailedEvent {
  * has none: what the audit reads for an event the app acknowledged but never finished. Read-only.
  */
 export async function findFailed(
-  boss: Pick<PgBoss, 'getDb'>,
+  boss: PgBossDb,
   eventId: string,
   options: FailedJobsOptions = {},
 ): Promise<FailedEvent | undefined> {
   const s = schemaOf(options);
   const columns = 'id, data, output, retry_count, completed_on';
   const where = "WHERE name = $1 AND id = $2::uuid AND state = 'failed'";
-  const { rows } = await boss.getDb().executeSql(
-    `SELECT ${columns}, false AS archived FROM ${s}.job ${where}
-UNION ALL
-SELECT ${columns}, true AS archived FROM ${s}.archive ${where}
+  const db = boss.getDb();
+  const { tables } = await jobTables(db, s);
+  const { rows } = await db.executeSql(
+    `${tables.map((t) => `SELECT ${columns}, ${t.archived} AS archived FROM ${t.name} ${where}`).join('\nUNION ALL\n')}
 LIMIT 1`,
     [options.queue ?? DEFAULT_QUEUE_NAME, jobIdFor(eventId)],
   );
-  const row = (rows as FailedRow[])[0];
+  const row = (rows as unknown as FailedRow[])[0];
   return row === undefined ? undefined : toFailedEvent(row);
 }
 
@@ -145,7 +149,7 @@ interface TakenRow {
  * ERR_SMS_PGBOSS_NO_JOB or ERR_SMS_PGBOSS_NOT_FAILED when there is no failed job for the event.
  */
 export async function replayFailed(
-  boss: Pick<PgBoss, 'send' | 'getJobById'>,
+  boss: PgBossSender,
   eventId: string,
   options: ReplayOptions,
 ): Promise<ReplayResult> {
@@ -155,28 +159,30 @@ export async function replayFailed(
   const queue = options.queue ?? DEFAULT_QUEUE_NAME;
   const holdMs = positiveInteger('holdMs', options.holdMs, DAY_MS, 'ms');
   const jobId = jobIdFor(eventId);
-  const taken = `RETURNING data, retry_limit, retry_delay, retry_backoff,
-  EXTRACT(epoch FROM expire_in)::int AS expire_in_seconds`;
   const result = (status: ReplayResult['status']): ReplayResult => ({ eventId, jobId, status });
 
   try {
     return await store.transaction({}, async (tx) => {
       const db = transactionDb(tx);
-      const where = `WHERE name = $1 AND id = $2::uuid AND state = 'failed' ${taken}`;
-      let rows = (await db.executeSql(`DELETE FROM ${s}.job ${where}`, [queue, jobId])).rows;
-      if (rows.length === 0)
-        rows = (await db.executeSql(`DELETE FROM ${s}.archive ${where}`, [queue, jobId])).rows;
+      const { tables, expireSeconds } = await jobTables(db, s);
+      const where = `WHERE name = $1 AND id = $2::uuid AND state = 'failed'
+RETURNING data, retry_limit, retry_delay, retry_backoff, ${expireSeconds} AS expire_in_seconds`;
+      let rows: Record<string, unknown>[] = [];
+      for (const table of tables) {
+        rows = (await db.executeSql(`DELETE FROM ${table.name} ${where}`, [queue, jobId])).rows;
+        if (rows.length > 0) break;
+      }
       const row = rows[0] as TakenRow | undefined;
       if (row === undefined) {
-        const job = await boss.getJobById(queue, jobId, { db, includeArchive: true });
-        throw job === null
+        const state = await jobState(boss, queue, jobId, db, true);
+        throw state === undefined
           ? new PgBossHandOffError(
               'ERR_SMS_PGBOSS_NO_JOB',
               `no job for ${eventId.slice(0, 80)} in the queue ${queue}.`,
             )
           : new PgBossHandOffError(
               'ERR_SMS_PGBOSS_NOT_FAILED',
-              `the job for ${eventId.slice(0, 80)} is ${job.state}, not failed: there is nothing to replay.`,
+              `the job for ${eventId.slice(0, 80)} is ${state}, not failed: there is nothing to replay.`,
             );
       }
       const claim = { key: row.data.claim?.key ?? eventId, token: randomUUID() };

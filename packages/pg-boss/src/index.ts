@@ -1,4 +1,5 @@
 export type { WebhookHandlers } from '@sms-webhooks/core/queue';
+export type { PgBossDb, PgBossSender, PgBossWorkers } from './boss.js';
 export {
   type CreateWorkerOptions,
   createWorker,

@@ -11,6 +11,7 @@ import {
 import { PostgresStore } from '@sms-webhooks/postgres';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
+import { PgBoss as PgBoss12 } from 'pg-boss12';
 import postgres from 'postgres';
 import { expectTypeOf } from 'vitest';
 
@@ -43,3 +44,12 @@ void listFailed(boss).then((failed) => expectTypeOf(failed[0]!.eventId).toEqualT
 void replayFailed(boss, 'evt_1', { store }).then((r) =>
   expectTypeOf(r.status).toEqualTypeOf<'replayed' | 'completed'>(),
 );
+
+// pg-boss 12 (a named export, other generics) fits the same functions.
+const boss12 = new PgBoss12('postgres://postgres@127.0.0.1:5432/app');
+expectTypeOf(enqueueTo(boss12, { store })).toEqualTypeOf<Dispatch>();
+void createWorker(handlers, boss12, { store, onError: (_error, job) => job.retryCount });
+void listFailed(boss12);
+void replayFailed(boss12, 'evt_1', { store });
+// @ts-expect-error not a PgBoss
+enqueueTo({ send: 'no' }, { store });

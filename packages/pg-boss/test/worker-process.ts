@@ -17,10 +17,10 @@ export interface WorkerProcess {
 }
 
 /** `fixtures/hanging-worker.ts` in its own Node process (tsx; tsconfig paths map the packages to src). */
-export function spawnHangingWorker(env: { url: string; queue: string }): WorkerProcess {
+export function spawnHangingWorker(env: { url: string; queue: string; module: string }): WorkerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: env.url, QUEUE: env.queue },
+    env: { ...process.env, DATABASE_URL: env.url, QUEUE: env.queue, PGBOSS_MODULE: env.module },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);

@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { DedupeStore } from '@sms-webhooks/core';
 import { optionError, positiveOption } from '@sms-webhooks/core/queue';
-import type { ConfirmChannel, GetMessage } from 'amqplib';
-import { type AmqpConnection, isConnection } from './channel-source.js';
+import type { GetMessage } from 'amqplib';
+import type { AmqpConnection } from './channel-source.js';
 import { RabbitHandOffError } from './errors.js';
-import { decode, encode, HEADERS } from './message.js';
+import { browseFailed, checkConnection, type FailedEvent, take, toFailedEvent } from './failed-event.js';
+import { decode, encode } from './message.js';
 import { messageIdFor, publishConfirmed } from './publish.js';
 import { OWNER, type TopologyOptions, topology } from './topology.js';
 
+export type { FailedEvent };
 export type FailedQueueOptions = TopologyOptions;
-
-/** One event that failed for good and sits in the failed queue. */
-export interface FailedEvent {
-  eventId: string;
-  type: string;
-  messageId: string;
-  /** Runs made, the last one included (a message dead-lettered by RabbitMQ itself: its deliveries). */
-  attempts: number;
-  failedAt: Date | undefined;
-  /** The last error's message, or why RabbitMQ dead-lettered it (`delivery_limit`, `rejected` …). */
-  error: string | undefined;
-}
 
 export interface ReplayOptions extends FailedQueueOptions {
   /** The receiver's dedupe store: the replay claims the event there, so it runs once. Required. */
@@ -40,56 +30,10 @@ export interface ReplayResult {
   status: 'replayed' | 'completed' | 'in-flight';
 }
 
-interface Death {
-  reason?: string;
-  count?: number;
-  time?: { value?: number } | number;
-}
-
-function toFailedEvent(m: GetMessage): FailedEvent {
-  const p = m.properties;
-  const headers = p.headers ?? {};
-  const death = (headers['x-death'] as Death[] | undefined)?.[0];
-  const data = decode(m.content);
-  const failedAt = headers[HEADERS.failedAt];
-  const deathTime = typeof death?.time === 'object' ? death.time?.value : death?.time;
-  const byBroker = death?.reason === undefined ? undefined : `dead-lettered by RabbitMQ: ${death.reason}`;
-  return {
-    eventId: data?.event.id ?? String(p.messageId ?? ''),
-    type: data?.event.type ?? String(p.type ?? ''),
-    messageId: String(p.messageId ?? ''),
-    attempts: Number(headers[HEADERS.runs] ?? headers['x-delivery-count'] ?? death?.count ?? 0),
-    failedAt:
-      typeof failedAt === 'number'
-        ? new Date(failedAt)
-        : typeof deathTime === 'number'
-          ? new Date(deathTime * 1000)
-          : undefined,
-    error: typeof headers[HEADERS.error] === 'string' ? headers[HEADERS.error] : byBroker,
-  };
-}
-
-function checkConnection(connection: unknown, call: string): AmqpConnection {
-  if (!isConnection(connection)) {
-    throw optionError(OWNER, `${call} needs a connection from amqplib.connect.`);
-  }
-  return connection;
-}
-
-/** A channel's messages, taken without ack from the failed queue; `undefined` when the queue does not exist. */
-async function take(channel: ConfirmChannel, queue: string): Promise<GetMessage | false | undefined> {
-  try {
-    return await channel.get(queue, { noAck: false });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 404) return undefined;
-    throw error;
-  }
-}
-
 /**
  * The events in the failed queue, oldest first, at most `limit` (default 100). Read-only: the messages
- * are taken without an ack and given back when the channel closes, so a replay running at the same
- * moment may not find one of them.
+ * are taken without an ack and given back at the end (see `browseFailed`), so a replay running at the
+ * same moment may not find one of them.
  */
 export async function listFailed(
   connection: AmqpConnection,
@@ -98,19 +42,12 @@ export async function listFailed(
   const conn = checkConnection(connection, 'listFailed(connection)');
   const t = topology(options);
   const limit = positiveOption('limit', options.limit, 100, { owner: OWNER, integer: true });
-  const channel = await conn.createConfirmChannel();
-  channel.on('error', () => {});
   const events: FailedEvent[] = [];
-  try {
-    while (events.length < limit) {
-      const m = await take(channel, t.failedQueue);
-      if (!m) break;
-      events.push(toFailedEvent(m));
-    }
-    return events;
-  } finally {
-    await channel.close().catch(() => {});
-  }
+  await browseFailed(conn, t, limit, (m) => {
+    events.push(toFailedEvent(m, t));
+    return false;
+  });
+  return events;
 }
 
 /**
@@ -180,6 +117,12 @@ export async function replayFailed(
     channel.ack(m);
     return result('replayed');
   } finally {
+    try {
+      // The others go back with a nack, which RabbitMQ 4.3+ counts as no failed delivery.
+      channel.nackAll(true);
+    } catch {
+      // The channel closed already: RabbitMQ has them back.
+    }
     await channel.close().catch(() => {});
   }
 }

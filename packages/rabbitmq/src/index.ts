@@ -16,6 +16,7 @@ export {
   type ReplayResult,
   replayFailed,
 } from './failed-messages.js';
+export { type FindFailedOptions, failedFinder, findFailed } from './find-failed.js';
 export type { WebhookMessageData } from './message.js';
 export { messageIdFor } from './publish.js';
 export { DEFAULT_QUEUE_NAME, type TopologyOptions } from './topology.js';

@@ -75,12 +75,24 @@ async function declare(work: () => Promise<unknown>, t: Topology): Promise<void>
   }
 }
 
+/**
+ * Reading the failed queue returns every message to it, and quorum queues count returns: RabbitMQ 4.0 to
+ * 4.2 drop a message past a default limit of 20 returns. A limit of its own, high enough never to be met,
+ * keeps a failed event however often it is listed or audited (-1 would mean none allowed on RabbitMQ 3).
+ */
+export const FAILED_QUEUE_DELIVERY_LIMIT = 1_000_000;
+
+function failedQueueArguments(t: Topology): Record<string, unknown> {
+  const type = { 'x-queue-type': t.queueType };
+  return t.queueType === 'quorum' ? { ...type, 'x-delivery-limit': FAILED_QUEUE_DELIVERY_LIMIT } : type;
+}
+
 /** Declares the work queue, the dead-letter exchange and the failed queue (idempotent, durable). */
 export async function assertTopology(channel: Channel, t: Topology): Promise<void> {
   const type = { 'x-queue-type': t.queueType };
   await declare(async () => {
     await channel.assertExchange(t.deadLetterExchange, 'fanout', { durable: true });
-    await channel.assertQueue(t.failedQueue, { durable: true, arguments: type });
+    await channel.assertQueue(t.failedQueue, { durable: true, arguments: failedQueueArguments(t) });
     await channel.bindQueue(t.failedQueue, t.deadLetterExchange, '');
     await channel.assertQueue(t.queue, {
       durable: true,

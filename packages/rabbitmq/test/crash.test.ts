@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnFixture } from './processes.js';
 import { BROKER_URL, handOffReceiver, queueName, secret, sleep, useBroker, waitFor } from './set-up.js';
+import { startProxy } from './tcp-proxy.js';
 
 const broker = useBroker();
 let server: RedisServer;
@@ -113,6 +114,81 @@ describe('the receiving process killed with SIGKILL', () => {
       async () => JSON.parse((await receiver.handle({ rawBody: d.body, headers: d.headers })).body).duplicate,
       'a duplicate answer',
     );
+    await sleep(300);
+    expect(await ran(d.event.id)).toBe(1);
+  });
+});
+
+describe('the receiving process killed with SIGKILL during the publish, before the confirm', () => {
+  /**
+   * The receiving process reaches the broker through a proxy that, from the publish of this event on,
+   * holds the broker's replies (`replies`: the broker stores the message, the process never hears the
+   * confirm) or everything (`both`: the broker never gets it). The process is killed there: it never
+   * answered, so the service retries, here a receiver in this process on the same store.
+   */
+  async function killDuringPublish(what: 'replies' | 'both') {
+    const queue = broker.removeAfter(queueName(), [300]);
+    const proxy = await startProxy();
+    broker.onCleanup(() => proxy.close());
+    const d = createTestDelivery('message.delivered', { secret });
+    const held = proxy.holdFrom(d.event.id, what);
+    const child = spawnFixture('receiving-process', {
+      AMQP_URL: proxy.url,
+      REDIS_URL: server.url,
+      QUEUE: queue,
+      SECRET: secret,
+      LEASE_MS: '1500',
+      DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
+    });
+    try {
+      await Promise.race([
+        held,
+        child.printed('answered').then((line) => {
+          throw new Error(`the process answered before the kill: ${JSON.stringify(line)}`);
+        }),
+      ]);
+    } finally {
+      await child.kill();
+    }
+    const { receiver } = handOffReceiver(await broker.connect(), store, { queue });
+    const deliver = async () => (await receiver.handle({ rawBody: d.body, headers: d.headers })).status;
+    return { queue, d, receiver, deliver };
+  }
+
+  it('the broker has the message: the retry publishes a second copy, the worker runs the handler once', {
+    timeout: 60_000,
+  }, async () => {
+    const { queue, d, receiver, deliver } = await killDuringPublish('replies');
+    expect(await messages(queue)).toBe(1);
+    // The killed process's claim holds until its lease runs out; then the retry is answered 200.
+    expect(await deliver()).toBe(409);
+    await waitFor(async () => (await deliver()) === 200, 'the retry answered 200 once the claim ran out');
+    expect(await messages(queue)).toBe(2);
+    // The first copy carries the killed process's claim, which the retry took over: the worker defers
+    // it (300 ms in `<queue>.retry.300`) while the second copy runs, then finds the event completed.
+    await testWorker(queue, 300);
+    await waitFor(async () => (await ran(d.event.id)) === 1, 'one run');
+    await waitFor(
+      async () => JSON.parse((await receiver.handle({ rawBody: d.body, headers: d.headers })).body).duplicate,
+      'a duplicate answer',
+    );
+    const left = async () => (await messages(queue)) + (await messages(`${queue}.retry.300`));
+    await waitFor(async () => (await left()) === 0, 'both copies gone');
+    await sleep(1000); // past the deferral: a copy that came back and ran would show here
+    expect(await left()).toBe(0);
+    expect(await ran(d.event.id)).toBe(1);
+  });
+
+  it('the broker never got it: nothing queued; the retry is queued once and runs once', {
+    timeout: 60_000,
+  }, async () => {
+    const { queue, d, deliver } = await killDuringPublish('both');
+    expect(await messages(queue)).toBe(0);
+    await waitFor(async () => (await deliver()) === 200, 'the retry answered 200 once the claim ran out');
+    expect(await messages(queue)).toBe(1);
+    await testWorker(queue, 300);
+    await waitFor(async () => (await ran(d.event.id)) === 1, 'one run');
+    await waitFor(async () => (await messages(queue)) === 0, 'the copy acked');
     await sleep(300);
     expect(await ran(d.event.id)).toBe(1);
   });

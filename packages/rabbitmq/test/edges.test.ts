@@ -1,5 +1,5 @@
 import { createTestDelivery, MemoryStore } from '@sms-webhooks/core';
-import { createWorker, enqueueTo, listFailed, replayFailed } from '@sms-webhooks/rabbitmq';
+import { createWorker, enqueueTo, findFailed, listFailed, replayFailed } from '@sms-webhooks/rabbitmq';
 import { describe, expect, it } from 'vitest';
 import { captureLogger, handOffReceiver, queueName, secret, sleep, useBroker, waitFor } from './set-up.js';
 
@@ -22,13 +22,19 @@ describe('poison messages, claims held elsewhere, and mismatched queues', () => 
       await channel.close();
     }
     const failed = await waitFor(async () => {
-      const list = await listFailed(connection, { queue });
+      const list = await listFailed(connection, { queue, deliveryLimit: 1 });
       return list.length === 1 ? list : undefined;
     }, 'the message in the failed queue');
     expect(failed[0]).toMatchObject({
       eventId: d.event.id,
       error: expect.stringMatching(/dead-lettered by RabbitMQ/),
+      attempts: 2,
     });
+    // Its deliveries, past deliveryLimit: not the failed queue's own count, which each read adds to.
+    for (let i = 0; i < 3; i++) {
+      const found = await findFailed(connection, d.event.id, { queue, deliveryLimit: 1 });
+      expect(found).toMatchObject({ attempts: 2 });
+    }
   });
 
   it('a message whose claim another holder has waits and runs once that holder lets go', async () => {

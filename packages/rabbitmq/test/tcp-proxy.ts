@@ -6,6 +6,14 @@ export interface TcpProxy {
   /** The outage: every connection through the proxy is cut, and new ones are refused until `restore()`. */
   cut(): void;
   restore(): void;
+  /**
+   * From the first client bytes that contain `marker` on, nothing the broker sends reaches the clients
+   * (`replies`: the broker still gets those bytes, so a publish is stored and its confirm never arrives),
+   * or nothing from the clients reaches the broker either (`both`: the publish never arrives). Resolves,
+   * for `both`, once the marker was seen; for `replies`, once the broker answered after it (the confirm,
+   * held here), so the broker has the whole message. The marker is looked for across chunk boundaries.
+   */
+  holdFrom(marker: string, what: 'replies' | 'both'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,6 +24,8 @@ export interface TcpProxy {
 export async function startProxy(target = { host: '127.0.0.1', port: 5672 }): Promise<TcpProxy> {
   const pairs = new Set<Socket>();
   let down = false;
+  let watch: { marker: Buffer; what: 'replies' | 'both'; seen: () => void } | undefined;
+  let held: 'replies' | 'both' | undefined;
   const server = createServer((client) => {
     if (down) return void client.destroy();
     const upstream = createConnection(target);
@@ -28,8 +38,21 @@ export async function startProxy(target = { host: '127.0.0.1', port: 5672 }): Pr
     };
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    let tail = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => {
+      if (watch !== undefined && held === undefined) {
+        const seen = Buffer.concat([tail, chunk]);
+        if (seen.includes(watch.marker)) {
+          held = watch.what;
+          if (held === 'both') watch.seen();
+        } else tail = seen.subarray(Math.max(0, seen.length - watch.marker.length + 1));
+      }
+      if (held !== 'both') upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (held === undefined) client.write(chunk);
+      else if (held === 'replies') watch?.seen();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -43,6 +66,11 @@ export async function startProxy(target = { host: '127.0.0.1', port: 5672 }): Pr
     cut,
     restore() {
       down = false;
+    },
+    holdFrom(marker, what) {
+      return new Promise((resolve) => {
+        watch = { marker: Buffer.from(marker), what, seen: resolve };
+      });
     },
     close() {
       cut();

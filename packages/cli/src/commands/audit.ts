@@ -16,6 +16,7 @@ interface AuditOptions extends ApiOptions {
   table?: string;
   keyPrefix?: string;
   queue?: string;
+  amqpUrl?: string;
   schema?: string;
   handles?: string[];
   receiver?: string;
@@ -58,7 +59,9 @@ async function redisStore(url: string, options: AuditOptions): Promise<Connected
   const redis = new Redis(url, { ...connection, lazyConnect: true });
   redis.on('error', () => {});
   const store = new RedisStore({ client: redis, clientType: 'ioredis', prefix: options.storePrefix });
-  if (options.queue === undefined) return { store, close: async () => redis.disconnect() };
+  if (options.queue === undefined || options.amqpUrl) {
+    return { store, close: async () => redis.disconnect() };
+  }
   const [{ Queue }, bullmq] = await Promise.all([import('bullmq'), import('@sms-webhooks/bullmq')]);
   const queue = new Queue(options.queue, { connection: { url, ...connection } });
   queue.on('error', () => {});
@@ -82,7 +85,9 @@ async function postgresStore(url: string, options: AuditOptions): Promise<Connec
   const pool = new pg.Pool(connection);
   pool.on('error', () => {});
   const store = new PostgresStore({ pool, table: options.table });
-  if (options.queue === undefined) return { store, close: () => pool.end().catch(() => {}) };
+  if (options.queue === undefined || options.amqpUrl) {
+    return { store, close: () => pool.end().catch(() => {}) };
+  }
   const [{ default: PgBoss }, pgBoss] = await Promise.all([
     import('pg-boss'),
     import('@sms-webhooks/pg-boss'),
@@ -109,7 +114,41 @@ async function postgresStore(url: string, options: AuditOptions): Promise<Connec
   return { store, findFailed: (id) => pgBoss.findFailed(boss, id, where), close };
 }
 
-function connect(io: CliIo, options: AuditOptions): Promise<Connected> {
+/**
+ * RabbitMQ's failed queue (`<queue>.failed`) with --amqp-url: read once for the whole audit, every
+ * message given back (see failedFinder in @sms-webhooks/rabbitmq).
+ */
+async function withRabbitFailed(connected: Connected, url: string, queue: string | undefined) {
+  try {
+    const [{ default: amqp }, rabbitmq] = await Promise.all([
+      import('amqplib'),
+      import('@sms-webhooks/rabbitmq'),
+    ]);
+    const connection = await amqp.connect(url, { timeout: CONNECT_TIMEOUT_MS });
+    connection.on('error', () => {});
+    const findFailed = rabbitmq.failedFinder(connection, { queue: queue ?? rabbitmq.DEFAULT_QUEUE_NAME });
+    return {
+      store: connected.store,
+      findFailed,
+      async close() {
+        await connection.close().catch(() => {});
+        await connected.close();
+      },
+    };
+  } catch (error) {
+    await connected.close();
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(`could not reach RabbitMQ: ${message}`, { code: 'queue_unavailable' });
+  }
+}
+
+async function connect(io: CliIo, options: AuditOptions): Promise<Connected> {
+  const connected = await connectStore(io, options);
+  const amqpUrl = options.amqpUrl;
+  return amqpUrl ? withRabbitFailed(connected, amqpUrl, options.queue) : connected;
+}
+
+function connectStore(io: CliIo, options: AuditOptions): Promise<Connected> {
   const redisUrl = options.redisUrl ?? (options.databaseUrl ? undefined : io.env.REDIS_URL);
   const databaseUrl = options.databaseUrl ?? (redisUrl ? undefined : io.env.DATABASE_URL);
   if (redisUrl && databaseUrl) {
@@ -202,7 +241,12 @@ export function registerAudit(program: Command, io: CliIo): void {
     )
     .option(
       '--queue <name>',
-      'the BullMQ (Redis) or pg-boss (database) queue the app hands off to: its failed jobs are named',
+      'the BullMQ (Redis), pg-boss (database) or, with --amqp-url, RabbitMQ queue the app hands off to: its failed jobs are named',
+    )
+    .option(
+      '--amqp-url <url>',
+      'RabbitMQ hand-off: the broker whose <queue>.failed is read (--queue, default sms-webhooks); messages are read and given back',
+      connectionUrl,
     )
     .option('--schema <name>', "pg-boss's schema (default pgboss)")
     .option(

@@ -38,6 +38,11 @@ export class ConcurrencyLimit {
     );
   }
 
+  /** The limit of `options`, or undefined when there is none. */
+  static of(options: ConcurrencyOptions | undefined, runner: HandlerRun, refusals: Refusals) {
+    return options === undefined ? undefined : new ConcurrencyLimit(options, runner, refusals);
+  }
+
   /** Handler runs going on now; never more than `maxConcurrency`. */
   get running(): number {
     return this.#running;

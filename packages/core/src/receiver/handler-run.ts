@@ -8,6 +8,7 @@ import type { AnyWebhookHandler, HandlerContext } from './handler-registry.js';
 import { observeStore as call, type HandlerObserver } from './instrumentation.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { ResolvedOptions } from './receiver-options.js';
+import { RunTimeouts } from './run-timeouts.js';
 
 /** Every handler runs, concurrently; their failures come back as one error, never as a rejection. */
 export async function runHandlers(
@@ -16,6 +17,16 @@ export async function runHandlers(
   ctx: HandlerContext,
   obs?: HandlerObserver,
 ): Promise<WebhookHandlerError | undefined> {
+  // Most types have one handler: it needs no allSettled.
+  if (handlers.length === 1) {
+    const h = handlers[0]!;
+    try {
+      await (obs === undefined ? h(event, ctx) : obs.runHandler(h, () => h(event, ctx)));
+      return undefined;
+    } catch (error) {
+      return new WebhookHandlerError([error], event);
+    }
+  }
   const results = await Promise.allSettled(
     handlers.map(async (h) => (obs === undefined ? h(event, ctx) : obs.runHandler(h, () => h(event, ctx)))),
   );
@@ -33,6 +44,7 @@ export class HandlerRun {
   /** Waits between retries still to come, so that a drain can cut them short. */
   readonly #waiting = new Set<() => void>();
   #skipWaits = false;
+  readonly #timeouts: RunTimeouts | undefined;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -41,6 +53,8 @@ export class HandlerRun {
     const { store, leaseMs, logger, clock } = opts;
     this.leases = new LeaseKeeper(store, leaseMs, logger, clock);
     this.orderLeases = new LeaseKeeper({ renew: store.renewOrder?.bind(store) }, leaseMs, logger, clock);
+    const { handlerTimeoutMs } = opts;
+    this.#timeouts = handlerTimeoutMs === undefined ? undefined : new RunTimeouts(handlerTimeoutMs, clock);
   }
 
   /**
@@ -151,24 +165,36 @@ export class HandlerRun {
    */
   async #attempt(d: Delivery): Promise<WebhookHandlerError | undefined> {
     const { event, obs } = d;
-    const ms = this.opts.handlerTimeoutMs;
-    if (ms === undefined) return runHandlers(d.handlers, event, d.ctx!, obs);
-    const controller = new AbortController();
-    // A context per attempt: an earlier attempt's handlers keep their own (aborted) signal.
-    const ctx = { ...d.ctx!, signal: controller.signal };
-    let cancel = () => {};
-    const timedOut = new Promise<WebhookHandlerError>((resolve) => {
-      cancel = this.opts.clock.setTimer(() => {
-        const error = new HandlerTimeoutError(event, ms);
+    const timeouts = this.#timeouts;
+    if (timeouts === undefined) return runHandlers(d.handlers, event, d.ctx!, obs);
+    // A context per attempt: an earlier attempt's handlers keep their own (aborted) signal. The
+    // controller is made on first read, since most handlers never read it.
+    let controller: AbortController | undefined;
+    const ctx = {
+      ...d.ctx!,
+      get signal() {
+        controller ??= new AbortController();
+        return controller.signal;
+      },
+    };
+    return new Promise((resolve, reject) => {
+      const timed = timeouts.start(() => {
+        const error = new HandlerTimeoutError(event, timeouts.ms);
+        controller ??= new AbortController();
         controller.abort(error);
         resolve(new WebhookHandlerError([error], event));
-      }, ms);
+      });
+      runHandlers(d.handlers, event, ctx, obs).then(
+        (error) => {
+          timeouts.stop(timed);
+          resolve(error);
+        },
+        (error: unknown) => {
+          timeouts.stop(timed);
+          reject(error); // an instrumentation that throws
+        },
+      );
     });
-    try {
-      return await Promise.race([runHandlers(d.handlers, event, ctx, obs), timedOut]);
-    } finally {
-      cancel();
-    }
   }
 
   /** While a drain (a shutdown) waits, retries run at once. */

@@ -1,6 +1,5 @@
 import { describeError } from '../base/describe-error.js';
 import { firstTime } from '../base/log-once.js';
-import { platform } from '../base/platform/index.js';
 import { isWebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
@@ -15,6 +14,7 @@ import { type HandlerRegistry, hasSchemas, type Registered } from './handler-reg
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
 import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
+import { ownerToken } from './owner-token.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
@@ -38,11 +38,11 @@ export class DeliveryPipeline {
   readonly inFlight: InFlight;
   readonly run: HandlerRun;
   readonly staleHooks: StaleHandler[] = [];
-  /** `maxConcurrency`: undefined without it. */
-  readonly limit: ConcurrencyLimit | undefined;
+  readonly limit: ConcurrencyLimit | undefined; // maxConcurrency
   readonly #retryAfter: Readonly<Record<string, string>>;
   readonly #instrumented: InstrumentedReceiver;
   #ready: Promise<void> | undefined;
+  #initialized = false;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -53,9 +53,7 @@ export class DeliveryPipeline {
   ) {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
-    const { concurrency } = opts;
-    this.limit =
-      concurrency === undefined ? undefined : new ConcurrencyLimit(concurrency, this.run, refusals);
+    this.limit = ConcurrencyLimit.of(opts.concurrency, this.run, refusals);
     this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(opts.leaseMs / 1000))) };
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',
@@ -104,7 +102,7 @@ export class DeliveryPipeline {
     const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
     const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any store write
     if (busy !== undefined) return busy;
-    const refused = (await this.#claim(d)) ?? (await this.#claimOrder(d));
+    const refused = (await this.#claim(d)) ?? (this.opts.order && (await this.#claimOrder(d)));
     if (refused !== undefined) return this.limit?.leave(d, refused) ?? refused;
 
     try {
@@ -168,11 +166,7 @@ export class DeliveryPipeline {
     const token = ownerToken();
     let claimed: ClaimResult;
     try {
-      this.#ready ??= Promise.resolve(store.init?.()).catch((error: unknown) => {
-        this.#ready = undefined; // try again on the next delivery
-        throw error;
-      });
-      await this.#ready;
+      if (!this.#initialized) await this.#init();
       claimed = await this.#store(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
     } catch (error) {
       return this.#storeFailed(d, error, 'dedupe');
@@ -184,6 +178,20 @@ export class DeliveryPipeline {
     if (claimed === 'completed') return DUPLICATE;
     const message = `Event ${d.event.id} is being processed right now; retry later.`;
     return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
+  }
+
+  /** The store's `init`, once; a failed one is tried again on the next delivery. */
+  #init(): Promise<void> {
+    this.#ready ??= Promise.resolve(this.opts.store.init?.()).then(
+      () => {
+        this.#initialized = true;
+      },
+      (error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      },
+    );
+    return this.#ready;
   }
 
   /** `order`: newer than the object's completed version goes on, older is `stale`, a busy object 409. */
@@ -302,15 +310,4 @@ export class DeliveryPipeline {
     );
     return undefined;
   }
-}
-
-// Unique across instances (a random prefix per process) and within one (a counter). The prefix is drawn on
-// first use: Workers refuse random values at load.
-let prefix: string | undefined;
-let counter = 0;
-
-export function ownerToken(): string {
-  prefix ??= platform.randomHex(16);
-  counter = (counter + 1) % Number.MAX_SAFE_INTEGER;
-  return `${prefix}:${counter.toString(36)}`;
 }

@@ -1,4 +1,5 @@
 import { optionError } from '../base/option-checks.js';
+import { platform } from '../base/platform/index.js';
 import type { AnyWebhookEvent } from './event-types.js';
 import { type HeaderNames, type HeaderSource, headerNames, readHeader } from './headers.js';
 import { checkEventHeaders, isRawBody, parseEvent, type RawBody } from './parse-event.js';
@@ -39,7 +40,9 @@ export async function verifyDelivery(
   check: SignatureCheck & { names: HeaderNames },
   now: number,
 ): Promise<AnyWebhookEvent> {
-  await checkSignature(rawBody, readHeader(headers, check.names.signature), check, now);
+  const signature = readHeader(headers, check.names.signature);
+  if (platform.syncHmac) checkSignatureSync(rawBody, signature, check, now);
+  else await checkSignature(rawBody, signature, check, now);
   return parseVerified(rawBody, headers, check.names);
 }
 
