@@ -1,13 +1,17 @@
-import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
+import type { AnyWebhookEvent, DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import {
   type AdapterReceiver,
+  checkJobOrder,
+  JobOrder,
+  type JobTurn,
+  jitteredWaitMs,
   LeaseKeeper,
   optionError,
   positiveOption,
   toRunHandlers,
   type WebhookHandlers,
 } from '@sms-webhooks/core/queue';
-import { type ConnectionOptions, type Job, Worker, type WorkerOptions } from 'bullmq';
+import { type ConnectionOptions, DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
 import { recordCompletion } from './record-completion.js';
@@ -37,6 +41,16 @@ export interface CreateWorkerOptions {
    * WebhookHandlerError), or a logged line with a handler map.
    */
   onError?: (error: unknown, job: WebhookJob) => unknown;
+  /**
+   * Called for each job found stale (the receiver has `order`, and a newer event of its object completed):
+   * the job completes without running handlers. Default: the receiver's `onStale` hooks.
+   */
+  onStale?: (event: AnyWebhookEvent, object: { key: string }, job: WebhookJob) => unknown;
+  /**
+   * With `order`: how long a job whose object another job holds is put back (delayed, not counted as an
+   * attempt) before it tries again, ±50%. Default 1000 ms.
+   */
+  orderWaitMs?: number;
   /** Default the receiver's logger, or console. */
   logger?: Logger;
   /** Any other BullMQ worker option: lockDuration, stalledInterval, maxStalledCount, limiter … */
@@ -91,6 +105,23 @@ export function createWorker(
     unit: 'ms',
   });
   const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
+  const owner = '@sms-webhooks/bullmq';
+  // Only a receiver with `order` reports stale jobs: its jobs carry versions, so the store must keep them.
+  checkJobOrder(owner, receiver?.reportStale !== undefined, store);
+  const orderWaitMs = positiveOption('orderWaitMs', options.orderWaitMs, 1000, {
+    owner,
+    integer: true,
+    unit: 'ms',
+  });
+  const onStale = options.onStale;
+  const order = new JobOrder<WebhookJob>({
+    store,
+    leaseMs,
+    retainMs,
+    logger,
+    owner,
+    onStale: onStale ?? receiver?.reportStale,
+  });
   let warnedNoStore = false;
 
   async function complete(data: WebhookJobData): Promise<void> {
@@ -145,15 +176,33 @@ export function createWorker(
 
   const worker = new WebhookWorker(
     options.queue ?? DEFAULT_QUEUE_NAME,
-    async (job) => {
+    async (job, token) => {
       const lease = await holdClaim(job.data);
+      let turn: JobTurn;
       try {
-        await run(job.data.event, toHandlerContext(job.data), job.data.traceContext);
+        turn = await order.turn(job.data.event, job.data.order, job);
       } catch (error) {
-        throw toJobError(error);
-      } finally {
         leases?.release(lease);
+        throw error; // the store failed: a failed attempt, retried with backoff
       }
+      if (turn.action === 'wait') {
+        // Another job of the object runs: back to the delayed set, without counting an attempt.
+        leases?.release(lease);
+        await job.moveToDelayed(Date.now() + jitteredWaitMs(orderWaitMs), token);
+        throw new DelayedError();
+      }
+      if (turn.action === 'run') {
+        try {
+          await run(job.data.event, toHandlerContext(job.data), job.data.traceContext);
+        } catch (error) {
+          await turn.held?.release();
+          throw toJobError(error);
+        } finally {
+          leases?.release(lease);
+        }
+        await turn.held?.complete();
+      } else leases?.release(lease);
+      // Ran, or stale (done for good without running): either way a redelivery of it is a duplicate.
       await complete(job.data);
     },
     { ...options.workerOptions, connection: options.connection, concurrency: options.concurrency ?? 1 },

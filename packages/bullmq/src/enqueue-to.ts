@@ -1,5 +1,6 @@
 import {
   type Dispatch,
+  type DispatchedEvent,
   DispatchTimeoutError,
   optionError,
   positiveOption,
@@ -47,7 +48,7 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
     backoff: options.backoff ?? { type: 'exponential', delay: 2000 },
   };
 
-  return async (dispatched) => {
+  const dispatch = async (dispatched: DispatchedEvent): Promise<void> => {
     const data: WebhookJobData = toJobData(dispatched);
     // Same id, same job: BullMQ ignores an add whose id it already holds, in any state.
     const add = queue.add(dispatched.event.type, data, { ...base, jobId: jobIdFor(dispatched.event.id) });
@@ -60,4 +61,6 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
       () => new DispatchTimeoutError(`${what} did not finish within ${timeoutMs} ms`, add),
     );
   };
+  // createWorker orders each job by the slot it carries: the receiver may take `order` with this dispatch.
+  return Object.assign(dispatch, { appliesOrder: true });
 }

@@ -1,5 +1,5 @@
 import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
-import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
+import type { DispatchClaim, DispatchedEvent, QueuedOrder } from '@sms-webhooks/core/queue';
 
 /** Default queue name for both `enqueueTo`'s Queue and `createWorker`. */
 export const DEFAULT_QUEUE_NAME = 'sms-webhooks';
@@ -14,13 +14,16 @@ export interface WebhookJobData {
   claim?: DispatchClaim;
   /** The delivery's trace context (W3C traceparent) when the receiver is instrumented: the job's span links to it. */
   traceContext?: Readonly<Record<string, string>>;
+  /** With the receiver's `order`: the event's object and version, which the worker orders the job by. */
+  order?: QueuedOrder;
 }
 
-export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent): WebhookJobData {
+export function toJobData({ event, ctx, claim, traceContext, order }: DispatchedEvent): WebhookJobData {
   const data: WebhookJobData = { event, receivedAt: ctx.receivedAt.toISOString() };
   if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
   if (claim !== undefined) data.claim = claim;
   if (traceContext !== undefined) data.traceContext = traceContext;
+  if (order !== undefined) data.order = order;
   return data;
 }
 

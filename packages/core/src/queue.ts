@@ -16,9 +16,20 @@ export {
   type DispatchClaim,
   type DispatchedEvent,
   DispatchTimeoutError,
+  type QueuedOrder,
 } from './receiver/dispatch.js';
 // A worker's handlers: a receiver's, or a map of handlers by event type.
 export { type RunHandlers, toRunHandlers, type WebhookHandlers } from './receiver/handler-map.js';
+// `order` where a worker runs the jobs: the job's turn (run, stale, wait) and its object's lease.
+export {
+  checkJobOrder,
+  type HeldOrder,
+  JobOrder,
+  type JobOrderOptions,
+  type JobTurn,
+  jitteredWaitMs,
+  type StaleJobHandler,
+} from './receiver/job-order.js';
 // Renews a claim every leaseMs / 3 while a worker runs its handlers.
 export { type Held, LeaseKeeper } from './receiver/lease-keeper.js';
 // The receiver as a worker sees it: `reportError` hands an exhausted job's failure to the onError hooks.

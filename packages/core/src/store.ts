@@ -14,9 +14,13 @@ export {
 } from './base/option-checks.js';
 // Bounds a call to the store's server, with the store's own error.
 export { withTimeout } from './base/with-timeout.js';
+// `claimWithOrder` as two calls, for a store that cannot make it one everywhere.
+export { claimThenOrder } from './receiver/claim-then-order.js';
 export type {
   ClaimResult,
+  ClaimWithOrderResult,
   DedupeStore,
+  ObjectSlot,
   OrderClaimResult,
   StoredEvent,
 } from './receiver/dedupe-store.js';

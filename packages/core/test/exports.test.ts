@@ -49,6 +49,7 @@ describe('entry points', () => {
   it('store and queue authors have their own entries, and adapters do not see them', () => {
     expect(Object.keys(store).sort()).toEqual(
       [
+        'claimThenOrder',
         'closestName',
         'describeValue',
         'OPTIONS_ERROR_CODE',

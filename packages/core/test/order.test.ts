@@ -110,7 +110,7 @@ describe('order: true (events out of order)', () => {
     expect(ran).toEqual(['message.sent']);
   });
 
-  it('ties on updated_at are broken by the status (sent before delivered and failed), then created_at, then event id, so the rule is total', async () => {
+  it('ties on updated_at are broken by the status (sent before delivered and failed) alone; created_at and the id never decide', async () => {
     const { seen, send } = app();
     const signed = (id: string, type: EventType, createdAt: string) => {
       const template = delivery(type, 'msg_5', at(5), id);
@@ -123,17 +123,18 @@ describe('order: true (events out of order)', () => {
       };
     };
     expect((await send(signed('evt_m', 'message.delivered', at(1)))).json).toEqual({ received: true });
-    // Same updated_at, created earlier: older.
+    // Same updated_at, an earlier status: older, whatever its created_at and id.
     expect((await send(signed('evt_z', 'message.sent', at(0)))).json).toEqual({
       received: true,
       stale: true,
     });
-    // Same updated_at and created_at, smaller id: older; larger id: newer.
-    expect((await send(signed('evt_a', 'message.sent', at(1)))).json).toEqual({
+    // A later created_at does not make an earlier status newer.
+    expect((await send(signed('evt_y', 'message.sent', at(2)))).json).toEqual({
       received: true,
       stale: true,
     });
-    expect((await send(signed('evt_n', 'message.failed', at(1)))).json).toEqual({ received: true });
+    // Same updated_at and status rank: a tie, so it runs, whether created earlier or with a smaller id.
+    expect((await send(signed('evt_a', 'message.failed', at(0)))).json).toEqual({ received: true });
     expect(seen).toEqual(['message.delivered msg_5', 'message.failed msg_5']);
   });
 
@@ -187,14 +188,15 @@ describe('order: true (events out of order)', () => {
     expect(ran).toEqual(['message.delivered']);
   });
 
-  it('costs exactly one more store call before the answer, and none when off', async () => {
+  it('costs no extra store call before the answer: one claimWithOrder in place of claim', async () => {
     const calls: string[] = [];
-    const counting = () => {
+    const counting = (hide?: string) => {
       const inner = new MemoryStore();
       return new Proxy(inner, {
+        has: (target, name) => name !== hide && Reflect.has(target, name),
         get(target, name) {
           const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
+          if (typeof value !== 'function' || name === hide) return name === hide ? undefined : value;
           return (...args: unknown[]) => {
             calls.push(String(name));
             return value.apply(target, args);
@@ -208,10 +210,58 @@ describe('order: true (events out of order)', () => {
       calls.length = 0;
       const d = delivery('message.delivered', 'msg_8', at(1));
       await receiver.handle({ rawBody: d.body, headers: d.headers });
-      expect(calls, `order ${order}`).toEqual(order ? ['claim', 'claimOrder'] : ['claim']);
+      expect(calls, `order ${order}`).toEqual(order ? ['claimWithOrder'] : ['claim']);
       await receiver.drain();
-      expect(calls.slice(order ? 2 : 1)).toEqual(order ? ['completeOrder', 'complete'] : ['complete']);
+      expect(calls.slice(1)).toEqual(order ? ['completeWithOrder'] : ['complete']);
     }
+    // A store without claimWithOrder (a third party's): the two calls, one after the other.
+    const receiver = createReceiver({
+      secret,
+      order: true,
+      store: counting('claimWithOrder'),
+      logger: captureLogger(),
+    });
+    receiver.on('message.delivered', () => {});
+    calls.length = 0;
+    const d = delivery('message.delivered', 'msg_9', at(1));
+    await receiver.handle({ rawBody: d.body, headers: d.headers });
+    expect(calls).toEqual(['claim', 'claimOrder']);
+    await receiver.drain();
+  });
+
+  it('a store without claimWithOrder keeps every answer: stale, busy 409, duplicate', async () => {
+    const inner = new MemoryStore();
+    const { claimWithOrder: _, ...rest } = Object.fromEntries(
+      [
+        'localKeys',
+        'claim',
+        'complete',
+        'release',
+        'renew',
+        'claimOrder',
+        'completeOrder',
+        'releaseOrder',
+        'renewOrder',
+      ].map((m) => {
+        const value = (inner as unknown as Record<string, unknown>)[m];
+        return [m, typeof value === 'function' ? value.bind(inner) : value];
+      }),
+    );
+    const gate = deferred();
+    const { receiver, send } = app({ store: rest as never, respond: 'immediately' });
+    receiver.on('message.failed', () => gate.promise);
+    const failed = delivery('message.failed', 'msg_10', at(30));
+    expect(await send(failed)).toEqual({ status: 200, json: { received: true } });
+    const delivered = delivery('message.delivered', 'msg_10', at(40));
+    expect((await send(delivered)).status).toBe(409);
+    gate.resolve();
+    await receiver.drain();
+    expect(await send(delivery('message.sent', 'msg_10', at(10)))).toEqual({
+      status: 200,
+      json: { received: true, stale: true },
+    });
+    expect(await send(failed)).toEqual({ status: 200, json: { received: true, duplicate: true } });
+    expect(await send(delivered)).toEqual({ status: 200, json: { received: true } });
   });
 
   it('fails at start-up: a store without the order methods, a bad option, onStale without order', () => {
@@ -229,8 +279,15 @@ describe('order: true (events out of order)', () => {
       /`order` must be true .* or a function .*got the string "yes"/,
     );
     expect(() => createReceiver({ secret }).onStale(() => {})).toThrow(/onStale\(\) needs ordering/);
+    // A dispatch whose worker does not apply `order` (your own, RabbitMQ's): the events would run unordered.
     expect(() => createReceiver({ secret, order: true, dispatch: async () => {} })).toThrow(
-      /`order` works where the handlers run, and with `dispatch` they run in a queue worker/,
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: expect.stringMatching(/`order` with `dispatch` needs a hand-off whose worker applies it/),
+      }),
     );
+    // One that says its worker does (the BullMQ and pg-boss `enqueueTo`) is taken.
+    const ordering = Object.assign(async () => {}, { appliesOrder: true });
+    expect(() => createReceiver({ secret, order: true, dispatch: ordering })).not.toThrow();
   });
 });

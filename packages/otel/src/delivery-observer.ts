@@ -31,8 +31,9 @@ function userAgent(headers: HeaderSource): string | undefined {
 }
 
 function storeResult(operation: StoreOperation, value: unknown): string | undefined {
-  if (operation === 'claim') return String(value);
-  if (operation === 'complete' || operation === 'release') return value === false ? 'not_held' : 'done';
+  if (operation === 'claim' || operation === 'claimWithOrder') return String(value);
+  if (operation === 'complete' || operation === 'release' || operation === 'completeWithOrder')
+    return value === false ? 'not_held' : 'done';
   return undefined;
 }
 
@@ -42,6 +43,8 @@ const STORE_EVENT: Record<StoreOperation, string> = {
   release: `${EVENT.storePrefix}release`,
   dispatch: `${EVENT.storePrefix}dispatch`,
   claimOrder: `${EVENT.storePrefix}claim_order`,
+  claimWithOrder: `${EVENT.storePrefix}claim_with_order`,
+  completeWithOrder: `${EVENT.storePrefix}complete_with_order`,
   completeOrder: `${EVENT.storePrefix}complete_order`,
   releaseOrder: `${EVENT.storePrefix}release_order`,
 };

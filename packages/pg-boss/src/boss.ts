@@ -11,6 +11,8 @@ export interface WebhookJob {
   id: string;
   name: string;
   data: WebhookJobData;
+  /** The run's time limit, in seconds. */
+  expireInSeconds: number;
   priority: number;
   state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
   retryLimit: number;

@@ -1,10 +1,19 @@
-import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
+import type { AnyWebhookEvent, DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import { WebhookHandlerError } from '@sms-webhooks/core';
-import { type AdapterReceiver, toRunHandlers, type WebhookHandlers } from '@sms-webhooks/core/queue';
+import {
+  type AdapterReceiver,
+  checkJobOrder,
+  JobOrder,
+  type JobTurn,
+  jitteredWaitMs,
+  toRunHandlers,
+  type WebhookHandlers,
+} from '@sms-webhooks/core/queue';
 import { offWork, type PgBossWorkers, type WebhookJob, work } from './boss.js';
 import { PgBossHandOffError } from './errors.js';
-import { DEFAULT_QUEUE_NAME, readJobData, toHandlerContext } from './job-data.js';
+import { DEFAULT_QUEUE_NAME, readJobData, toHandlerContext, type WebhookJobData } from './job-data.js';
 import { positiveInteger } from './option-checks.js';
+import { completeOrdered, type PgBossCompleter } from './ordered-completion.js';
 import { recordCompletion } from './record-completion.js';
 
 export type { WebhookJob };
@@ -25,6 +34,21 @@ export interface CreateWorkerOptions {
    * hooks (with a WebhookHandlerError), or a logged line with a handler map.
    */
   onError?: (error: unknown, job: WebhookJob) => unknown;
+  /**
+   * With `order`: the lease on a job's object while its handlers run, renewed every `leaseMs / 3`; a
+   * worker that dies holds it until it runs out. Default the receiver's, or 5 min.
+   */
+  leaseMs?: number;
+  /**
+   * Called for each job found stale (the receiver has `order`, and a newer event of its object completed):
+   * the job completes without running handlers. Default: the receiver's `onStale` hooks.
+   */
+  onStale?: (event: AnyWebhookEvent, object: { key: string }, job: WebhookJob) => unknown;
+  /**
+   * With `order`: while another job holds a job's object, the job stays active here and asks again every
+   * `orderWaitMs` (±50%), spending no attempt, for up to half its `expireInSeconds`. Default 1000 ms.
+   */
+  orderWaitMs?: number;
   /** Default the receiver's logger, or console. */
   logger?: Logger;
 }
@@ -71,7 +95,7 @@ function describe(error: unknown): string {
  */
 export async function createWorker(
   source: Receiver | WebhookHandlers,
-  boss: PgBossWorkers,
+  boss: PgBossWorkers & Partial<PgBossCompleter>,
   options: CreateWorkerOptions = {},
 ): Promise<WebhookWorker> {
   if (typeof boss?.work !== 'function' || typeof boss.offWork !== 'function') {
@@ -89,6 +113,39 @@ export async function createWorker(
   const concurrency = positiveInteger('concurrency', options.concurrency, 1);
   const queue = options.queue ?? DEFAULT_QUEUE_NAME;
   const running = new Set<Promise<unknown>>();
+  const owner = '@sms-webhooks/pg-boss';
+  // Only a receiver with `order` reports stale jobs: its jobs carry versions, so the store must keep them.
+  checkJobOrder(owner, receiver?.reportStale !== undefined, store);
+  const leaseMs = positiveInteger('leaseMs', options.leaseMs ?? receiver?.options.leaseMs, 5 * 60_000, 'ms');
+  const orderWaitMs = positiveInteger('orderWaitMs', options.orderWaitMs, 1000, 'ms');
+  const order = new JobOrder<WebhookJob>({
+    store,
+    leaseMs,
+    retainMs,
+    logger,
+    owner,
+    onStale: options.onStale ?? receiver?.reportStale,
+  });
+  let closing = false;
+
+  /**
+   * The job's turn under `order`. While another job holds its object it waits here, still active: pg-boss
+   * has no way to put a running job back without counting a retry, and a job handed back by a statement
+   * of our own could be fetched by another worker before pg-boss's own completion of this run reached it.
+   */
+  async function takeTurn(job: WebhookJob, data: WebhookJobData): Promise<JobTurn> {
+    const until = Date.now() + (job.expireInSeconds * 1000) / 2;
+    for (;;) {
+      const turn = await order.turn(data.event, data.order, job);
+      if (turn.action !== 'wait') return turn;
+      if (closing || Date.now() >= until) {
+        throw new Error(
+          `${data.event.id} waited for ${turn.key}, which another job holds, ${closing ? 'until the worker closed' : 'for half its expireInSeconds'}; this attempt ends here.`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, jitteredWaitMs(orderWaitMs)));
+    }
+  }
 
   async function report(job: WebhookJob, error: unknown): Promise<void> {
     const { event } = job.data;
@@ -121,12 +178,26 @@ export async function createWorker(
   async function runJob(job: WebhookJob): Promise<void> {
     // In place, so the hooks that get the job (onError) see the event too.
     const data = readJobData(job.data);
+    let turn: JobTurn;
     try {
-      await run(data.event, toHandlerContext(data), data.traceContext);
+      turn = await takeTurn(job, data);
     } catch (error) {
       if (job.retryCount >= job.retryLimit) await giveUp(job, error);
       throw storableError(error);
     }
+    if (turn.action === 'run') {
+      try {
+        await run(data.event, toHandlerContext(data), data.traceContext);
+      } catch (error) {
+        await turn.held?.release();
+        if (job.retryCount >= job.retryLimit) await giveUp(job, error);
+        throw storableError(error);
+      }
+      if (turn.held !== undefined) {
+        return completeOrdered({ store: store!, boss, queue, retainMs, logger }, job, data, turn.held);
+      }
+    }
+    // Ran unordered, or stale (done for good without running: a redelivery of it is a duplicate).
     if (store !== undefined) await recordCompletion(store, data, retainMs, logger);
   }
 
@@ -158,6 +229,7 @@ export async function createWorker(
   return {
     ids,
     async close() {
+      closing = true;
       for (const id of ids) await offWork(boss, queue, id);
       // A fetch under way when the worker stopped still hands its job over: wait for that one too.
       do {

@@ -1,4 +1,9 @@
-import { type Dispatch, DispatchTimeoutError, withTimeout } from '@sms-webhooks/core/queue';
+import {
+  type Dispatch,
+  type DispatchedEvent,
+  DispatchTimeoutError,
+  withTimeout,
+} from '@sms-webhooks/core/queue';
 import { jobState, type PgBossSender } from './boss.js';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';
@@ -67,7 +72,7 @@ export function enqueueTo(boss: PgBossSender, options: EnqueueOptions): Dispatch
     expireInSeconds: positiveInteger('expireInSeconds', options.expireInSeconds, 900, 'seconds'),
   };
 
-  return async (dispatched) => {
+  const dispatch = async (dispatched: DispatchedEvent): Promise<void> => {
     const { event, claim } = dispatched;
     const id = jobIdFor(event.id);
     const key = claim === undefined ? undefined : store.keyFor(claim.key);
@@ -104,6 +109,8 @@ export function enqueueTo(boss: PgBossSender, options: EnqueueOptions): Dispatch
         ),
     );
   };
+  // createWorker orders each job by the slot it carries: the receiver may take `order` with this dispatch.
+  return Object.assign(dispatch, { appliesOrder: true });
 }
 
 function noQueue(queue: string): PgBossHandOffError {

@@ -1,5 +1,5 @@
 import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
-import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
+import type { DispatchClaim, DispatchedEvent, QueuedOrder } from '@sms-webhooks/core/queue';
 
 /** Default pg-boss queue name for `enqueueTo`, `createWorker` and the failed-job functions. */
 export const DEFAULT_QUEUE_NAME = 'sms-webhooks';
@@ -24,6 +24,8 @@ export interface WebhookJobData {
   claim?: DispatchClaim;
   /** The delivery's trace context (W3C traceparent) when the receiver is instrumented: the job's span links to it. */
   traceContext?: Readonly<Record<string, string>>;
+  /** With the receiver's `order`: the event's object and version, which the worker orders the job by. */
+  order?: QueuedOrder;
 }
 
 /** A job as stored: `event`, or `eventJson` where jsonb would refuse the event. */
@@ -33,7 +35,7 @@ export type StoredJobData = Omit<WebhookJobData, 'event'> & { event?: AnyWebhook
 // absence means jsonb takes the event. A backslash text that looks like one only costs the text form.
 const JSONB_REFUSES = /\\u(?:0000|d[89a-f])/;
 
-export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent): StoredJobData {
+export function toJobData({ event, ctx, claim, traceContext, order }: DispatchedEvent): StoredJobData {
   const json = JSON.stringify(event);
   const data: StoredJobData = JSONB_REFUSES.test(json)
     ? { eventJson: json, receivedAt: ctx.receivedAt.toISOString() }
@@ -41,6 +43,7 @@ export function toJobData({ event, ctx, claim, traceContext }: DispatchedEvent):
   if (ctx.attempt !== undefined) data.attempt = ctx.attempt;
   if (claim !== undefined) data.claim = claim;
   if (traceContext !== undefined) data.traceContext = traceContext;
+  if (order !== undefined) data.order = order;
   return data;
 }
 

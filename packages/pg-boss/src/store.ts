@@ -7,7 +7,22 @@ import { PgBossHandOffError } from './errors.js';
 export interface HandOffStore {
   readonly table: string;
   keyFor(id: string): string;
-  transaction<R>(ctx: { claim?: undefined }, fn: (tx: unknown) => R | Promise<R>): Promise<R>;
+  /**
+   * Runs `fn` in a transaction and, in it, completes `ctx.claim` (and advances `ctx.order`'s version):
+   * the hand-off passes no claim, the worker passes the job's, to complete it together with the job.
+   */
+  transaction<R>(
+    ctx: { claim?: { key: string; token: string }; order?: { key: string; version: string; token: string } },
+    fn: (tx: unknown) => R | Promise<R>,
+  ): Promise<R>;
+}
+
+/** Whether `store` can complete a job in its own transaction (a PostgresStore with a pool or a sql). */
+export function isHandOffStore(store: unknown): store is HandOffStore {
+  const s = store as Partial<HandOffStore> | null | undefined;
+  return (
+    typeof s?.transaction === 'function' && typeof s.keyFor === 'function' && typeof s.table === 'string'
+  );
 }
 
 export function checkStore(store: unknown, where: string): HandOffStore {

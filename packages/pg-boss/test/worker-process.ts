@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url));
+const ORDERED = fileURLToPath(new URL('./fixtures/ordered-worker.ts', import.meta.url));
 
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
@@ -14,13 +15,40 @@ export interface WorkerProcess {
   started: Promise<string>;
   /** SIGKILL, as a crash or an OOM kill would, and wait for the exit. */
   kill(): Promise<void>;
+  /** Resolves when the process has exited (a fixture that kills itself). */
+  exited: Promise<void>;
 }
 
 /** `fixtures/hanging-worker.ts` in its own Node process (tsx; tsconfig paths map the packages to src). */
 export function spawnHangingWorker(env: { url: string; queue: string; module: string }): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
+  return spawnFixture(FIXTURE, { DATABASE_URL: env.url, QUEUE: env.queue, PGBOSS_MODULE: env.module });
+}
+
+/** Where `fixtures/ordered-worker.ts` kills itself (SIGKILL) in an ordered job's run. */
+export type KillAt = 'handler' | 'before-commit' | 'after-commit';
+
+/**
+ * `fixtures/ordered-worker.ts`: a worker with `order` (leaseMs 1500) that kills itself at `killAt` in
+ * the first job it runs. `started` resolves with that job's event id.
+ */
+export function spawnOrderedWorker(env: {
+  url: string;
+  queue: string;
+  killAt: KillAt;
+  module: string;
+}): WorkerProcess {
+  return spawnFixture(ORDERED, {
+    DATABASE_URL: env.url,
+    QUEUE: env.queue,
+    KILL_AT: env.killAt,
+    PGBOSS_MODULE: env.module,
+  });
+}
+
+function spawnFixture(file: string, env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: env.url, QUEUE: env.queue, PGBOSS_MODULE: env.module },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
@@ -46,6 +74,7 @@ export function spawnHangingWorker(env: { url: string; queue: string; module: st
   started.catch(() => {});
   return {
     started,
+    exited,
     async kill() {
       child.kill('SIGKILL');
       await exited;

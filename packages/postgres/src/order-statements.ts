@@ -1,4 +1,4 @@
-import { checkTable } from './table-name.js';
+import { checkTable, quotedTable } from './table-name.js';
 
 // clock_timestamp(), not now(): inside the handler's transaction now() is when that transaction began.
 const MS = (p: string) => `clock_timestamp() + ${p}::float8 * interval '1 millisecond'`;
@@ -30,6 +30,13 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${quoted} (expires_at);
 }
 
 export interface OrderStatements {
+  /** $1 object key, $2 version, $3 token, $4 retainMs, $5 event key → one row { ok }: as `complete` */
+  completeWithOrder: string;
+  /**
+   * $1 event key, $2 token, $3 leaseMs, $4 object key, $5 version, $6 retainMs → one row { result }:
+   * 'claimed', 'in-flight', 'completed', 'stale', 'object-in-flight', or 'lost' (see claimWithOrder)
+   */
+  claimWithOrder: string;
   /** $1 key, $2 version, $3 token, $4 leaseMs → one row { result: 'claimed' | 'stale' | 'in-flight' } */
   claimOrder: string;
   /** $1 key, $2 version, $3 token, $4 retainMs → one row { ok }: whether `token` held the lease */
@@ -48,26 +55,90 @@ export interface OrderStatements {
  */
 export function orderStatements(table: string): OrderStatements {
   const o = orderTable(table).quoted;
+  const t = quotedTable(table);
   const live = 'o.expires_at > clock_timestamp()';
-  return {
-    claimOrder: `WITH taken AS (
-  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
-  VALUES ($1::text, NULL, $3::text, ${MS('$4')}, ${MS('$4')})
-  ON CONFLICT (key) DO UPDATE
+  // Takes the object's row for the token unless a live version is as new or another token's lease is
+  // live (the parameters' numbers differ between the two statements that use it).
+  const takeObject = (version: string, token: string) => `ON CONFLICT (key) DO UPDATE
     SET version = CASE WHEN ${live} THEN o.version END,
         token = excluded.token,
         lease_until = excluded.lease_until,
         expires_at = CASE WHEN ${live} THEN GREATEST(o.expires_at, excluded.lease_until) ELSE excluded.lease_until END
     WHERE NOT (${live})
-      OR ((o.version IS NULL OR o.version < $2::text COLLATE "C")
-        AND (o.token IS NULL OR o.token = $3::text OR o.lease_until <= clock_timestamp()))
-  RETURNING 1
+      OR ((o.version IS NULL OR o.version < ${version}::text COLLATE "C")
+        AND (o.token IS NULL OR o.token = ${token}::text OR o.lease_until <= clock_timestamp()))
+  RETURNING 1`;
+  return {
+    claimOrder: `WITH taken AS (
+  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
+  VALUES ($1::text, NULL, $3::text, ${MS('$4')}, ${MS('$4')})
+  ${takeObject('$2', '$3')}
 )
 SELECT CASE
   WHEN EXISTS (SELECT 1 FROM taken) THEN 'claimed'
   WHEN (SELECT o.version FROM ${o} o WHERE o.key = $1::text AND ${live}) >= $2::text COLLATE "C" THEN 'stale'
   ELSE 'in-flight'
 END AS result`,
+    // The event's claim (as statements.ts's claim) and its object's in one statement. `verdict` reads the
+    // object as the statement's snapshot sees it: stale (the event's row is written completed), busy
+    // (no row written) or free. The object is then taken under its row lock only if the event was; should
+    // another claim have taken it since the snapshot, the answer is 'lost' and the store frees the event.
+    claimWithOrder: `WITH ob AS (
+  SELECT o.version, o.token, o.lease_until FROM ${o} o WHERE o.key = $4::text AND ${live}
+), verdict AS (
+  SELECT CASE
+    WHEN (SELECT version FROM ob) >= $5::text COLLATE "C" THEN 'stale'
+    WHEN EXISTS (
+      SELECT 1 FROM ob WHERE ob.token <> $2::text AND ob.lease_until > clock_timestamp()
+    ) THEN 'object-in-flight'
+    ELSE 'free'
+  END AS v
+), ev AS (
+  INSERT INTO ${t} AS e (key, token, state, expires_at)
+  SELECT $1::text, $2::text,
+    CASE WHEN verdict.v = 'stale' THEN 'completed' ELSE 'in-flight' END,
+    CASE WHEN verdict.v = 'stale' THEN ${MS('$6')} ELSE ${MS('$3')} END
+  FROM verdict WHERE verdict.v <> 'object-in-flight'
+  ON CONFLICT (key) DO UPDATE
+    SET token = excluded.token, state = excluded.state, expires_at = excluded.expires_at
+    WHERE e.expires_at <= clock_timestamp()
+  RETURNING e.state
+), taken AS (
+  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
+  SELECT $4::text, NULL, $2::text, ${MS('$3')}, ${MS('$3')} FROM ev WHERE ev.state = 'in-flight'
+  ${takeObject('$5', '$2')}
+)
+SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM taken) THEN 'claimed'
+  WHEN EXISTS (SELECT 1 FROM ev WHERE ev.state = 'completed') THEN 'stale'
+  WHEN EXISTS (SELECT 1 FROM ev) THEN 'lost'
+  WHEN (SELECT state FROM ${t} WHERE key = $1::text AND expires_at > clock_timestamp())
+    IN ('completed', 'committed') THEN 'completed'
+  WHEN (SELECT v FROM verdict) <> 'object-in-flight' THEN 'in-flight'
+  WHEN EXISTS (SELECT 1 FROM ${t} WHERE key = $1::text AND expires_at > clock_timestamp()) THEN 'in-flight'
+  ELSE 'object-in-flight'
+END AS result`,
+    // completeOrder's CTEs and then complete's UPDATE: one statement, one commit.
+    completeWithOrder: `WITH prev AS (
+  SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
+), up AS (
+  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
+  VALUES ($1::text, $2::text, NULL, NULL, ${MS('$4')})
+  ON CONFLICT (key) DO UPDATE
+    SET version = CASE
+          WHEN NOT (${live}) OR o.version IS NULL OR o.version < excluded.version THEN excluded.version
+          ELSE o.version END,
+        token = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.token END,
+        lease_until = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.lease_until END,
+        expires_at = GREATEST(o.expires_at, excluded.expires_at)
+  RETURNING 1
+), done AS (
+  UPDATE ${t} SET state = 'completed', expires_at = ${MS('$4')}
+  WHERE key = $5::text AND token = $3::text
+    AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
+  RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM done) AS ok, (SELECT count(*) FROM up)::int AS n`,
     completeOrder: `WITH prev AS (
   SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
 ), up AS (

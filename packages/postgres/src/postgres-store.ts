@@ -1,5 +1,11 @@
 import type { DedupeStore } from '@sms-webhooks/core';
-import type { OrderClaim, OrderClaimResult, StoredEvent } from '@sms-webhooks/core/store';
+import type {
+  ClaimWithOrderResult,
+  ObjectSlot,
+  OrderClaim,
+  OrderClaimResult,
+  StoredEvent,
+} from '@sms-webhooks/core/store';
 import { type ClaimResult, describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import {
   fromPg,
@@ -90,6 +96,7 @@ export interface ClaimContext {
 const STATES = new Set(['in-flight', 'committed', 'completed']);
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
 const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
+const BOTH_RESULTS = new Set<string>([...CLAIM_RESULTS, 'stale', 'object-in-flight', 'lost']);
 
 function fail(message: string): never {
   throw new PostgresStoreError('ERR_SMS_POSTGRES_OPTIONS', message);
@@ -276,6 +283,66 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     const result = rows[0]?.result;
     if (typeof result !== 'string' || !ORDER_RESULTS.has(result)) throw this.#badReply('claimOrder', rows);
     return result as OrderClaimResult;
+  }
+
+  /**
+   * `claim` and `claimOrder` in one statement, one round trip (see DedupeStore.claimWithOrder). Only
+   * when another claim takes the object between the statement's snapshot and its row lock does the
+   * event, claimed by then, cost a second statement to free it again ('object-in-flight').
+   */
+  async claimWithOrder(
+    key: string,
+    token: string,
+    leaseMs: number,
+    object: ObjectSlot,
+  ): Promise<ClaimWithOrderResult> {
+    const values = [
+      storedKey(key),
+      token,
+      duration('leaseMs', leaseMs),
+      storedKey(object.key),
+      object.version,
+      duration('retainMs', object.retainMs),
+    ];
+    const work = this.#ordered(this.#run('claimWithOrder', this.#order.claimWithOrder, values));
+    let rows: Awaited<typeof work>;
+    try {
+      rows = await this.#bounded(work, `claim of ${key.slice(0, 80)}`);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_POSTGRES_TIMEOUT') {
+        this.#undoLateClaim(work, key, token, object.key);
+      }
+      throw error;
+    }
+    const result = rows[0]?.result;
+    if (typeof result !== 'string' || !BOTH_RESULTS.has(result)) throw this.#badReply('claimWithOrder', rows);
+    this.#maybeSweep();
+    if (result !== 'lost') return result as ClaimWithOrderResult;
+    await this.release(key, token);
+    return 'object-in-flight';
+  }
+
+  /** `completeOrder` and `complete` in one statement (see DedupeStore.completeWithOrder). */
+  async completeWithOrder(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean> {
+    const values = [
+      storedKey(object.key),
+      object.version,
+      token,
+      duration('retainMs', retainMs),
+      storedKey(key),
+    ];
+    const rows = await this.#bounded(
+      this.#ordered(this.#run('completeWithOrder', this.#order.completeWithOrder, values)),
+      `completion of ${key.slice(0, 80)}`,
+    );
+    const row = rows[0] as { ok?: unknown } | undefined;
+    if (rows.length !== 1 || typeof row?.ok !== 'boolean') throw this.#badReply('completeWithOrder', rows);
+    return row.ok;
   }
 
   async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
@@ -470,12 +537,15 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * The receiver answered 503 for a claim that timed out, so nobody will process under that token. The
    * statement may still reach the database (a pool hands it a connection once one frees up): when its
    * late answer says `claimed`, give the key back at once rather than have redeliveries answered 409
-   * until the lease runs out.
+   * until the lease runs out (the event's, and its object's when `object` was claimed with it).
    */
-  #undoLateClaim(work: Promise<{ result?: unknown }[]>, key: string, token: string): void {
+  #undoLateClaim(work: Promise<{ result?: unknown }[]>, key: string, token: string, object?: string): void {
     work.then(
       (rows) => {
-        if (rows[0]?.result === 'claimed') this.release(key, token).catch(() => {});
+        const result = rows[0]?.result;
+        if (result !== 'claimed' && result !== 'lost') return;
+        this.release(key, token).catch(() => {});
+        if (result === 'claimed' && object !== undefined) this.releaseOrder(object, token).catch(() => {});
       },
       () => {},
     );

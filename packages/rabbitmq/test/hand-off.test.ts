@@ -202,12 +202,15 @@ describe('enqueueTo: the 200 once RabbitMQ confirmed', () => {
     expect(messageIdFor(`evt_${'é'.repeat(200)}`)).toMatch(/^sha256-[0-9a-f]{64}$/);
   });
 
-  it('order is refused with dispatch, as on the other hand-offs', async () => {
+  it('order is refused with this dispatch: the RabbitMQ worker does not apply it (BullMQ and pg-boss do)', async () => {
     const connection = await broker.connect();
     expect(() =>
       createReceiver({ secret, order: true, dispatch: enqueueTo(connection, { queue: queueName() }) }),
     ).toThrow(
-      expect.objectContaining({ code: 'ERR_SMS_OPTIONS', message: expect.stringMatching(/`order`/) }),
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: expect.stringMatching(/`order` with `dispatch` needs a hand-off whose worker applies it/),
+      }),
     );
   });
 });

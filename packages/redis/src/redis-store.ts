@@ -1,13 +1,20 @@
 import type { DedupeStore } from '@sms-webhooks/core';
-import type { OrderClaimResult, StoredEvent } from '@sms-webhooks/core/store';
-import { type ClaimResult, positiveOption, withTimeout } from '@sms-webhooks/core/store';
+import type {
+  ClaimWithOrderResult,
+  ObjectSlot,
+  OrderClaimResult,
+  StoredEvent,
+} from '@sms-webhooks/core/store';
+import { type ClaimResult, claimThenOrder, positiveOption, withTimeout } from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
 import { orderKey, storedKey } from './event-key.js';
 import {
   CLAIM,
   CLAIM_ORDER,
+  CLAIM_WITH_ORDER,
   COMPLETE,
   COMPLETE_ORDER,
+  COMPLETE_WITH_ORDER,
   INSPECT,
   type LuaScript,
   RELEASE,
@@ -56,9 +63,22 @@ export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreSendCommandO
 
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
 const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
+const BOTH_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed', 'stale', 'object-in-flight']);
 
 function text(reply: unknown): unknown {
   return reply instanceof Uint8Array ? Buffer.from(reply).toString('utf8') : reply;
+}
+
+function isCrossSlot(error: unknown): boolean {
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && /^(ERR )?CROSSSLOT\b/.test(message);
+}
+
+/** A cluster client: an event and its object hash to different slots, so no script can take both. */
+function isCluster(options: RedisStoreOptions): boolean {
+  if (options.client === undefined) return false;
+  if (options.clientType === 'node-redis-cluster') return true;
+  return (options.client as { isCluster?: unknown } | null)?.isCluster === true; // ioredis' Cluster
 }
 
 function isNoScript(error: unknown): boolean {
@@ -102,6 +122,8 @@ export class RedisStore implements DedupeStore {
   readonly prefix: string;
   readonly commandTimeoutMs: number;
   readonly #send: KeyedSendCommand;
+  /** Whether `claimWithOrder` is one script (false on a cluster, or once Redis answered CROSSSLOT). */
+  #oneStep: boolean;
 
   constructor(options: RedisStoreOptions) {
     if (typeof options !== 'object' || options === null) {
@@ -123,6 +145,7 @@ export class RedisStore implements DedupeStore {
       options.client !== undefined
         ? fromClient(options.client, options.clientType)
         : fromSendCommand(options.sendCommand);
+    this.#oneStep = !isCluster(options);
   }
 
   /** The Redis key an event id is stored under. */
@@ -156,25 +179,86 @@ export class RedisStore implements DedupeStore {
 
   async claimOrder(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult> {
     const redisKey = orderKey(this.prefix, key);
-    const work = this.#runOn(CLAIM_ORDER, redisKey, [version, token, duration('leaseMs', leaseMs)]);
+    const work = this.#runOn(CLAIM_ORDER, [redisKey], [version, token, duration('leaseMs', leaseMs)]);
     const reply = text(await this.#bounded(work, CLAIM_ORDER, key));
     if (typeof reply !== 'string' || !ORDER_RESULTS.has(reply)) throw this.#badReply(CLAIM_ORDER, reply);
     return reply as OrderClaimResult;
   }
 
+  /**
+   * `claim` and `claimOrder` in one script, one round trip (see DedupeStore.claimWithOrder). On Redis
+   * Cluster the event and its object live in different slots: there it is the two calls.
+   */
+  async claimWithOrder(
+    key: string,
+    token: string,
+    leaseMs: number,
+    object: ObjectSlot,
+  ): Promise<ClaimWithOrderResult> {
+    if (!this.#oneStep) return claimThenOrder(this, key, token, leaseMs, object);
+    const keys = [this.keyFor(key), orderKey(this.prefix, object.key)];
+    const args = [token, duration('leaseMs', leaseMs), object.version, duration('retainMs', object.retainMs)];
+    const work = this.#runOn(CLAIM_WITH_ORDER, keys, args);
+    let reply: unknown;
+    try {
+      reply = text(await this.#bounded(work, CLAIM_WITH_ORDER, key));
+    } catch (error) {
+      if (isCrossSlot(error)) {
+        // A cluster behind sendCommand: nothing ran; from now on, the two calls.
+        this.#oneStep = false;
+        return claimThenOrder(this, key, token, leaseMs, object);
+      }
+      if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_REDIS_TIMEOUT') {
+        this.#undoLateClaim(work, key, token, object.key);
+      }
+      throw error;
+    }
+    if (typeof reply !== 'string' || !BOTH_RESULTS.has(reply)) throw this.#badReply(CLAIM_WITH_ORDER, reply);
+    return reply as ClaimWithOrderResult;
+  }
+
+  /** `completeOrder` and `complete` in one script (see DedupeStore.completeWithOrder); two on a cluster. */
+  async completeWithOrder(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean> {
+    if (this.#oneStep) {
+      const keys = [this.keyFor(key), orderKey(this.prefix, object.key)];
+      const work = this.#runOn(COMPLETE_WITH_ORDER, keys, [
+        token,
+        duration('retainMs', retainMs),
+        object.version,
+      ]);
+      try {
+        return this.#flag(COMPLETE_WITH_ORDER, await this.#bounded(work, COMPLETE_WITH_ORDER, key));
+      } catch (error) {
+        if (!isCrossSlot(error)) throw error;
+        this.#oneStep = false;
+      }
+    }
+    await this.completeOrder(object.key, object.version, token, retainMs);
+    return this.complete(key, token, retainMs);
+  }
+
   async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
     const redisKey = orderKey(this.prefix, key);
-    const work = this.#runOn(COMPLETE_ORDER, redisKey, [version, token, duration('retainMs', retainMs)]);
+    const work = this.#runOn(COMPLETE_ORDER, [redisKey], [version, token, duration('retainMs', retainMs)]);
     return this.#flag(COMPLETE_ORDER, await this.#bounded(work, COMPLETE_ORDER, key));
   }
 
   async releaseOrder(key: string, token: string): Promise<boolean> {
-    const work = this.#runOn(RELEASE_ORDER, orderKey(this.prefix, key), [token]);
+    const work = this.#runOn(RELEASE_ORDER, [orderKey(this.prefix, key)], [token]);
     return this.#flag(RELEASE_ORDER, await this.#bounded(work, RELEASE_ORDER, key));
   }
 
   async renewOrder(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const work = this.#runOn(RENEW_ORDER, orderKey(this.prefix, key), [token, duration('leaseMs', leaseMs)]);
+    const work = this.#runOn(
+      RENEW_ORDER,
+      [orderKey(this.prefix, key)],
+      [token, duration('leaseMs', leaseMs)],
+    );
     return this.#flag(RENEW_ORDER, await this.#bounded(work, RENEW_ORDER, key));
   }
 
@@ -199,12 +283,14 @@ export class RedisStore implements DedupeStore {
    * The receiver answered 503 for a claim that timed out, so nobody will process under that token. Clients
    * queue commands while disconnected (ioredis and node-redis both do by default), so the claim may still
    * reach Redis later; if it does and wins, free the key at once rather than have redeliveries answered
-   * 409 until the lease runs out.
+   * 409 until the lease runs out (the event's, and its object's when `object` was claimed with it).
    */
-  #undoLateClaim(work: Promise<unknown>, key: string, token: string): void {
+  #undoLateClaim(work: Promise<unknown>, key: string, token: string, object?: string): void {
     work.then(
       (reply) => {
-        if (text(reply) === 'claimed') this.release(key, token).catch(() => {});
+        if (text(reply) !== 'claimed') return;
+        this.release(key, token).catch(() => {});
+        if (object !== undefined) this.releaseOrder(object, token).catch(() => {});
       },
       () => {},
     );
@@ -224,16 +310,19 @@ export class RedisStore implements DedupeStore {
   }
 
   #run(script: LuaScript, id: string, args: string[]): Promise<unknown> {
-    return this.#runOn(script, this.keyFor(id), args);
+    return this.#runOn(script, [this.keyFor(id)], args);
   }
 
-  async #runOn(script: LuaScript, key: string, args: string[]): Promise<unknown> {
+  /** The script on `keys`, routed by the first. */
+  async #runOn(script: LuaScript, keys: string[], args: string[]): Promise<unknown> {
+    const key = keys[0]!;
+    const n = String(keys.length);
     try {
-      return await this.#send(key, ['EVALSHA', script.sha1, '1', key, ...args]);
+      return await this.#send(key, ['EVALSHA', script.sha1, n, ...keys, ...args]);
     } catch (error) {
       // After a restart, failover or SCRIPT FLUSH the server has forgotten the script; EVAL caches it again.
       if (!isNoScript(error)) throw error;
-      return this.#send(key, ['EVAL', script.source, '1', key, ...args]);
+      return this.#send(key, ['EVAL', script.source, n, ...keys, ...args]);
     }
   }
 

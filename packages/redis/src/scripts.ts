@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The four Lua scripts behind RedisStore. Each touches exactly one key (KEYS[1]), so they run on
- * Redis Cluster, and each is one atomic round trip.
+ * The Lua scripts behind RedisStore. Each touches exactly one key (KEYS[1]), so they run on Redis
+ * Cluster, and each is one atomic round trip; all but `claimWithOrder` and `completeWithOrder`, which
+ * take an event and its object at once (two keys, two hash slots: not on a cluster, where the store
+ * makes the two calls).
  *
  * Values: `p:<token>` while a claim is in flight (the key expires after the lease), `c:<token>` once
  * completed (expires after the retention). The `p:`/`c:` prefixes keep any token from being read as a
@@ -15,6 +17,8 @@ export interface LuaScript {
     | 'release'
     | 'renew'
     | 'claimOrder'
+    | 'claimWithOrder'
+    | 'completeWithOrder'
     | 'completeOrder'
     | 'releaseOrder'
     | 'renewOrder'
@@ -89,9 +93,9 @@ const ORDER_PRELUDE = `local function before(a, b)
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local function keep(ms)
-  local ttl = redis.call('PTTL', KEYS[1])
-  if ttl < ms then redis.call('PEXPIRE', KEYS[1], ms) end
+local function keep(key, ms)
+  local ttl = redis.call('PTTL', key)
+  if ttl < ms then redis.call('PEXPIRE', key, ms) end
 end
 `;
 
@@ -110,7 +114,38 @@ if holder and holder ~= ARGV[2] then
   end
 end
 redis.call('HSET', KEYS[1], 't', ARGV[2], 'l', now + tonumber(ARGV[3]))
-keep(tonumber(ARGV[3]))
+keep(KEYS[1], tonumber(ARGV[3]))
+return 'claimed'
+`,
+);
+
+/**
+ * KEYS: the event, its object. ARGV: token, leaseMs, version, retainMs. CLAIM and then CLAIM_ORDER in one
+ * step: 'completed' or 'in-flight' for a taken event (its object untouched); 'stale' (the event is
+ * recorded completed for retainMs) or 'object-in-flight' (nothing held); else 'claimed', both held.
+ */
+export const CLAIM_WITH_ORDER = script(
+  'claimWithOrder',
+  `${ORDER_PRELUDE}local value = redis.call('GET', KEYS[1])
+if value then
+  if string.sub(value, 1, 2) == 'c:' then return 'completed' end
+  return 'in-flight'
+end
+local v = redis.call('HGET', KEYS[2], 'v')
+if v and not before(v, ARGV[3]) then
+  redis.call('SET', KEYS[1], 'c:' .. ARGV[1], 'PX', ARGV[4])
+  return 'stale'
+end
+local holder = redis.call('HGET', KEYS[2], 't')
+if holder and holder ~= ARGV[1] then
+  local ends = tonumber(redis.call('HGET', KEYS[2], 'l'))
+  if ends and ends > now then
+    return 'object-in-flight'
+  end
+end
+redis.call('SET', KEYS[1], 'p:' .. ARGV[1], 'PX', ARGV[2])
+redis.call('HSET', KEYS[2], 't', ARGV[1], 'l', now + tonumber(ARGV[2]))
+keep(KEYS[2], tonumber(ARGV[2]))
 return 'claimed'
 `,
 );
@@ -126,8 +161,30 @@ local held = redis.call('HGET', KEYS[1], 't') == ARGV[2]
 if held then
   redis.call('HDEL', KEYS[1], 't', 'l')
 end
-keep(tonumber(ARGV[3]))
+keep(KEYS[1], tonumber(ARGV[3]))
 if held then return 1 end
+return 0
+`,
+);
+
+/**
+ * KEYS: the event, its object. ARGV: token, retainMs, version. COMPLETE_ORDER and then COMPLETE in one
+ * step; returns what COMPLETE would (1 when `token` held the event's live claim, now completed).
+ */
+export const COMPLETE_WITH_ORDER = script(
+  'completeWithOrder',
+  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[2], 'v')
+if not v or before(v, ARGV[3]) then
+  redis.call('HSET', KEYS[2], 'v', ARGV[3])
+end
+if redis.call('HGET', KEYS[2], 't') == ARGV[1] then
+  redis.call('HDEL', KEYS[2], 't', 'l')
+end
+keep(KEYS[2], tonumber(ARGV[2]))
+if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then
+  redis.call('SET', KEYS[1], 'c:' .. ARGV[1], 'PX', ARGV[2])
+  return 1
+end
 return 0
 `,
 );
@@ -150,7 +207,7 @@ export const RENEW_ORDER = script(
   local ends = tonumber(redis.call('HGET', KEYS[1], 'l'))
   if ends and ends > now then
     redis.call('HSET', KEYS[1], 'l', now + tonumber(ARGV[2]))
-    keep(tonumber(ARGV[2]))
+    keep(KEYS[1], tonumber(ARGV[2]))
     return 1
   end
 end

@@ -64,6 +64,48 @@ afterAll(async () => {
   await server?.stop();
 });
 
+describe('claimWithOrder on Redis Cluster', () => {
+  const slot = (key: string) => ({ key, version: '000000000000001.2', retainMs: 60_000 });
+  const id = () => `evt_${Math.random().toString(36).slice(2)}`;
+
+  it('a cluster client it knows of: the two one-key scripts, never a two-key one', async () => {
+    const keyCounts: string[] = [];
+    const client = {
+      isCluster: true,
+      call: (command: string, ...args: string[]) => {
+        keyCounts.push(args[1]!);
+        return ioredisCluster.call(command, ...args);
+      },
+    };
+    const store = new RedisStore({ client, clientType: 'ioredis', prefix: 'c-known:' });
+    expect(await store.claimWithOrder(id(), 't', 60_000, slot('message:m1'))).toBe('claimed');
+    expect(keyCounts.length).toBeGreaterThanOrEqual(2); // claim, claimOrder (and EVAL after a NOSCRIPT)
+    expect(keyCounts).not.toContain('2');
+  });
+
+  it('sendCommand, which does not say: one CROSSSLOT (nothing ran), then the two calls from then on', async () => {
+    const keyCounts: string[] = [];
+    const errors: string[] = [];
+    const store = new RedisStore({
+      prefix: 'c-learn:',
+      sendCommand: (command, ...args) => {
+        keyCounts.push(args[1]!);
+        return ioredisCluster.call(command!, ...args).catch((error: Error) => {
+          errors.push(error.message.split(' ')[0]!);
+          throw error;
+        });
+      },
+    });
+    const first = id();
+    expect(await store.claimWithOrder(first, 't', 60_000, slot('message:m2'))).toBe('claimed');
+    expect(errors).toContain('CROSSSLOT');
+    expect(await store.claim(first, 'u', 60_000)).toBe('in-flight');
+    keyCounts.length = 0;
+    expect(await store.claimWithOrder(id(), 'u', 60_000, slot('message:m2'))).toBe('object-in-flight');
+    expect(keyCounts).not.toContain('2');
+  });
+});
+
 runDedupeStoreContract(
   'RedisStore on Redis Cluster (ioredis Cluster)',
   () => new RedisStore({ client: ioredisCluster, clientType: 'ioredis', prefix: 'c-io:' }),
@@ -72,6 +114,18 @@ runDedupeStoreContract(
 runDedupeStoreContract(
   'RedisStore on Redis Cluster (node-redis v5 createCluster)',
   () => new RedisStore({ client: nodeCluster, clientType: 'node-redis-cluster', prefix: 'c-v5:' }),
+  { order: true },
+);
+// sendCommand does not say it is a cluster: the first claimWithOrder meets CROSSSLOT and the store
+// falls back to two calls from then on.
+runDedupeStoreContract(
+  'RedisStore on Redis Cluster (sendCommand over an ioredis Cluster)',
+  () =>
+    new RedisStore({
+      sendCommand: (...args: string[]) => ioredisCluster.call(args[0]!, ...args.slice(1)),
+      prefix: 'c-send:',
+    }),
+  { order: true },
 );
 runDedupeStoreContract(
   'RedisStore on Redis Cluster (node-redis v4 createCluster)',

@@ -92,6 +92,35 @@ describe('RedisStore: a server that does not answer', () => {
   });
 });
 
+describe('RedisStore: a claimWithOrder that does not answer', () => {
+  it('rejects with ERR_SMS_REDIS_TIMEOUT, then frees the event and its object once it lands', async () => {
+    const client = await connect('ioredis', server.url);
+    try {
+      const store = client.store({ prefix: runPrefix('pause-both'), commandTimeoutMs: 500 });
+      const [id, object] = [uniq(), `message:${uniq()}`];
+      const slot = { key: object, version: '000000000000002.2', retainMs: HOUR };
+      // Caches the script, so the late claim is one EVALSHA.
+      await store.claimWithOrder(uniq(), 't', HOUR, { ...slot, key: `message:${uniq()}` });
+      await redis.command('CLIENT', 'PAUSE', '3000', 'ALL');
+      const pausedAt = Date.now();
+      await expect(store.claimWithOrder(id, 't', HOUR, slot)).rejects.toMatchObject({
+        code: 'ERR_SMS_REDIS_TIMEOUT',
+      });
+      expect(Date.now() - pausedAt).toBeLessThan(3000);
+      let value: unknown = 'p:t';
+      for (let i = 0; i < 100 && value !== null; i++) {
+        await sleep(50);
+        value = await redis.command('GET', store.keyFor(id));
+      }
+      expect(value).toBeNull();
+      // The object's lease went with it: another event of the message is claimed, not 409.
+      expect(await store.claimWithOrder(uniq(), 'next', HOUR, slot)).toBe('claimed');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('RedisStore: replies no Redis gives', () => {
   // Unit test on purpose: a real Redis only ever answers these scripts with 'claimed' / 'in-flight' /
   // 'completed' / 0 / 1 or an error, so an 'OK' can only come from something in between (a proxy, a
@@ -100,5 +129,8 @@ describe('RedisStore: replies no Redis gives', () => {
     const store = new RedisStore({ sendCommand: async () => 'OK' });
     await expect(store.claim(uniq(), 't', HOUR)).rejects.toMatchObject({ code: 'ERR_SMS_REDIS_REPLY' });
     await expect(store.release(uniq(), 't')).rejects.toMatchObject({ code: 'ERR_SMS_REDIS_REPLY' });
+    await expect(
+      store.claimWithOrder(uniq(), 't', HOUR, { key: 'message:m', version: '1', retainMs: HOUR }),
+    ).rejects.toMatchObject({ code: 'ERR_SMS_REDIS_REPLY' });
   });
 });

@@ -6,6 +6,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
+import { loadPgBoss } from '../pg-boss-class.js';
 import { handledBy } from '../receiver-module.js';
 import { terminalText } from '../terminal-text.js';
 
@@ -88,10 +89,7 @@ async function postgresStore(url: string, options: AuditOptions): Promise<Connec
   if (options.queue === undefined || options.amqpUrl) {
     return { store, close: () => pool.end().catch(() => {}) };
   }
-  const [{ default: PgBoss }, pgBoss] = await Promise.all([
-    import('pg-boss'),
-    import('@sms-webhooks/pg-boss'),
-  ]);
+  const [PgBoss, pgBoss] = await Promise.all([loadPgBoss(), import('@sms-webhooks/pg-boss')]);
   const boss = new PgBoss({
     ...connection,
     schema: options.schema,

@@ -3,6 +3,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventId, integer } from '../options.js';
 import { print } from '../output.js';
+import { loadPgBoss } from '../pg-boss-class.js';
 import { terminalText } from '../terminal-text.js';
 
 interface FailedOptions {
@@ -83,8 +84,8 @@ async function bullmqEngine(url: string, options: FailedOptions): Promise<Engine
 
 /** pg-boss's failed jobs, and a PostgresStore on the same database for the replay's claim. */
 async function pgBossEngine(url: string, options: FailedOptions): Promise<Engine> {
-  const [{ default: PgBoss }, { default: pg }, pgBoss, { PostgresStore }] = await Promise.all([
-    import('pg-boss'),
+  const [PgBoss, { default: pg }, pgBoss, { PostgresStore }] = await Promise.all([
+    loadPgBoss(),
     import('pg'),
     import('@sms-webhooks/pg-boss'),
     import('@sms-webhooks/postgres'),

@@ -12,6 +12,20 @@ export type ClaimResult = 'claimed' | 'in-flight' | 'completed';
  */
 export type OrderClaimResult = 'claimed' | 'stale' | 'in-flight';
 
+/**
+ * `claimWithOrder`'s answer: the three of `claim` when the event itself is taken or done (its object is
+ * then not looked at), else `stale` (the event is now recorded completed) or `object-in-flight` (nothing
+ * is held: another event of the object is being handled), or `claimed` when both are held.
+ */
+export type ClaimWithOrderResult = ClaimResult | 'stale' | 'object-in-flight';
+
+/** The object slot `claimWithOrder` takes along with the event: `retainMs` is for a stale event's record. */
+export interface ObjectSlot {
+  key: string;
+  version: string;
+  retainMs: number;
+}
+
 /** True when the store implements the four order methods. */
 export function supportsOrder(store: DedupeStore): boolean {
   return (
@@ -59,7 +73,8 @@ export interface DedupeStore {
    * For the receiver's `order` option (the four order methods come together). Atomically, for the object
    * `key`: `stale` when `version` is not newer than the object's completed version; `in-flight` when
    * another token holds the object's live lease; otherwise hold the object for `leaseMs` under `token`.
-   * Versions compare as strings, bytewise (the receiver encodes them so that this is their order).
+   * Versions compare as strings, bytewise (the receiver encodes them so that this is their order, and
+   * asks with a version just past the event's, so that an event tying with the completed one runs).
    */
   claimOrder?(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult>;
   /**
@@ -67,6 +82,29 @@ export interface DedupeStore {
    * kept at least `retainMs`; the lease is freed if `token` holds it. true when `token` held it.
    */
   completeOrder?(key: string, version: string, token: string, retainMs: number): Promise<boolean>;
+  /**
+   * Optional, for one round trip before the answer: `claim(key, token, leaseMs)` and then, only when
+   * that claimed, `claimOrder(object.key, object.version, token, leaseMs)`, in one atomic step. When the
+   * object is stale the event's record is completed for `object.retainMs` (a redelivery is a duplicate);
+   * when the object is in flight the event is not held. A store without it gets the two calls.
+   */
+  claimWithOrder?(
+    key: string,
+    token: string,
+    leaseMs: number,
+    object: ObjectSlot,
+  ): Promise<ClaimWithOrderResult>;
+  /**
+   * Optional, for one round trip after the handlers: `completeOrder(object.key, object.version, token,
+   * retainMs)` and then `complete(key, token, retainMs)`, in one atomic step. Resolves as `complete`
+   * does. A store without it gets the two calls.
+   */
+  completeWithOrder?(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean>;
   /** Frees the object's lease if `token` holds it; its completed version stays. */
   releaseOrder?(key: string, token: string): Promise<boolean>;
   /** Extends the object's lease to `leaseMs` from now if `token` holds it live, as `renew` does for events. */

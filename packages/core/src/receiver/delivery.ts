@@ -1,5 +1,6 @@
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { HeaderSource } from '../verify/headers.js';
+import type { QueuedOrder } from './dispatch.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, HandlerContext, OrderClaim } from './handler-registry.js';
 import type { DeliveryObserver } from './instrumentation.js';
@@ -30,6 +31,8 @@ export interface Delivery {
   token?: string;
   /** The object slot this run holds (`order`). */
   order?: OrderClaim;
+  /** With `dispatch`: the object slot the job carries, for the worker to order it. */
+  queuedOrder?: QueuedOrder;
   ctx?: HandlerContext;
   /** Holds a place under `maxConcurrency` (concurrency-limit.ts) until its run ends. */
   admitted?: boolean;

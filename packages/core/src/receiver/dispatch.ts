@@ -15,6 +15,18 @@ export interface DispatchedEvent {
   claim?: DispatchClaim;
   /** The delivery's trace context, when the receiver's instrumentation gives one: keep it with the event. */
   traceContext?: TraceContext;
+  /**
+   * With the receiver's `order`: the object this event updates and its version, for the worker that runs
+   * the job to order it (`JobOrder`). Absent for events `order` leaves out (replies, no `updated_at`).
+   */
+  order?: QueuedOrder;
+}
+
+/** An event's object slot as a job carries it: the receiver's `order` key and encoded version. */
+export interface QueuedOrder {
+  key: string;
+  /** Encoded by the receiver so that versions compare as strings (bytewise). */
+  version: string;
 }
 
 /**
@@ -24,7 +36,14 @@ export interface DispatchedEvent {
  * is left held on success: the consumer completes it (`store.complete(key, token, retainMs)`). A dispatch
  * that stops waiting while its hand-off may still land rejects with a `DispatchTimeoutError` instead.
  */
-export type Dispatch = (dispatched: DispatchedEvent) => Promise<unknown>;
+export type Dispatch = ((dispatched: DispatchedEvent) => Promise<unknown>) & {
+  /**
+   * true when the worker on the other side applies `order` to each job it runs (the `enqueueTo` of
+   * `@sms-webhooks/bullmq` and `@sms-webhooks/pg-boss`): the receiver takes `order` only with such a
+   * dispatch, and leaves the ordering to that worker.
+   */
+  readonly appliesOrder?: boolean;
+};
 
 const TIMEOUT_CODE = 'ERR_SMS_DISPATCH_TIMEOUT';
 

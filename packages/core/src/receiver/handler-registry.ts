@@ -64,6 +64,11 @@ export function hasSchemas(registered: readonly Registered[]): boolean {
   return false;
 }
 
+/** `on`'s and `off`'s type argument as a list. */
+export function typesOf(type: string | readonly string[]): readonly string[] {
+  return typeof type === 'string' ? [type] : type;
+}
+
 /** Handlers by event type, plus those for every event. */
 export class HandlerRegistry {
   readonly #byType = new Map<string, Registered[]>();

@@ -109,12 +109,21 @@ export class HandlerRun {
   /**
    * Success completes the record (kept `retainMs`); failure releases it so a redelivery runs it. With an
    * object slot (`order`), its version advances first: should the process die between the two, a
-   * redelivery of this event is then stale rather than run again over a newer one. Never rejects.
+   * redelivery of this event ties with it and runs again, but is stale once a newer one completed, rather
+   * than run over it. Never rejects.
    */
   async finish(d: Delivery, succeeded: boolean): Promise<void> {
     const { order, obs, event } = d;
     const { store, retainMs } = this.opts;
     try {
+      if (order !== undefined && succeeded && store.completeWithOrder !== undefined) {
+        // One round trip: the version advances and the record completes together.
+        const object = { key: order.key, version: order.version };
+        await call(obs, 'completeWithOrder', () =>
+          store.completeWithOrder!(event.id, d.token!, retainMs, object),
+        );
+        return;
+      }
       if (order !== undefined) {
         if (succeeded) {
           await call(obs, 'completeOrder', () =>

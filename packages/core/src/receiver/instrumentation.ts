@@ -25,6 +25,8 @@ export type StoreOperation =
   | 'release'
   | 'dispatch'
   | 'claimOrder'
+  | 'claimWithOrder'
+  | 'completeWithOrder'
   | 'completeOrder'
   | 'releaseOrder';
 

@@ -1,6 +1,12 @@
 import type { Logger } from '../base/logger.js';
 import { positiveOption } from '../base/option-checks.js';
-import type { ClaimResult, DedupeStore, OrderClaimResult } from './dedupe-store.js';
+import type {
+  ClaimResult,
+  ClaimWithOrderResult,
+  DedupeStore,
+  ObjectSlot,
+  OrderClaimResult,
+} from './dedupe-store.js';
 import { MemoryOrder } from './memory-order.js';
 
 export interface MemoryStoreOptions {
@@ -68,21 +74,62 @@ export class MemoryStore implements DedupeStore {
   async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
     const now = this.#now() - this.#epoch;
     const record = this.#records.get(key);
+    const held = heldAs(record, now);
+    if (held !== undefined) return held;
+    this.#take(key, record, token, leaseMs, now);
+    return 'claimed';
+  }
+
+  /** `claim` and `claimOrder` in one step (see DedupeStore.claimWithOrder). */
+  async claimWithOrder(
+    key: string,
+    token: string,
+    leaseMs: number,
+    object: ObjectSlot,
+  ): Promise<ClaimWithOrderResult> {
+    const now = this.#now() - this.#epoch;
+    const record = this.#records.get(key);
+    const held = heldAs(record, now);
+    if (held !== undefined) return held;
+    this.#objects ??= new MemoryOrder(this.maxEntries);
+    const result = this.#objects.claim(object.key, object.version, token, leaseMs, now);
+    if (result === 'in-flight') return 'object-in-flight';
+    this.#take(key, record, token, leaseMs, now);
+    if (result === 'claimed') return 'claimed';
+    this.#complete(key, token, object.retainMs, now);
+    return 'stale';
+  }
+
+  /** `completeOrder` and `complete` in one step (see DedupeStore.completeWithOrder). */
+  async completeWithOrder(
+    key: string,
+    token: string,
+    retainMs: number,
+    object: { key: string; version: string },
+  ): Promise<boolean> {
+    const now = this.#now() - this.#epoch;
+    this.#objects ??= new MemoryOrder(this.maxEntries);
+    this.#objects.complete(object.key, object.version, token, retainMs, now);
+    return this.#complete(key, token, retainMs, now);
+  }
+
+  /** Holds `key` for `token`; `record` is what the Map held for it (expired, or nothing). */
+  #take(key: string, record: number | Claim | undefined, token: string, leaseMs: number, now: number): void {
     if (typeof record === 'number') {
-      if (record > now) return 'completed';
       this.#completed--; // expired: overwritten below, its queue entry becomes a leftover
     } else if (record !== undefined) {
-      if (record.expires > now) return 'in-flight';
       this.#claims--; // a dead claim, replaced below
     }
     if (typeof record !== 'object' && this.#claims >= this.maxEntries) this.#sweepClaims(now);
     this.#records.set(key, { token, expires: now + leaseMs });
     this.#claims++;
-    return 'claimed';
   }
 
   async complete(key: string, token: string, retainMs: number): Promise<boolean> {
-    const now = this.#now() - this.#epoch;
+    return this.#complete(key, token, retainMs, this.#now() - this.#epoch);
+  }
+
+  #complete(key: string, token: string, retainMs: number, now: number): boolean {
     if (!this.#takeClaim(key, token, now, false)) return false;
     this.#dropOldest(now);
     const expires = now + retainMs;
@@ -106,20 +153,20 @@ export class MemoryStore implements DedupeStore {
 
   async claimOrder(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult> {
     this.#objects ??= new MemoryOrder(this.maxEntries);
-    return this.#objects.claim(key, version, token, leaseMs, this.#now());
+    return this.#objects.claim(key, version, token, leaseMs, this.#now() - this.#epoch);
   }
 
   async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
     this.#objects ??= new MemoryOrder(this.maxEntries);
-    return this.#objects.complete(key, version, token, retainMs, this.#now());
+    return this.#objects.complete(key, version, token, retainMs, this.#now() - this.#epoch);
   }
 
   async releaseOrder(key: string, token: string): Promise<boolean> {
-    return this.#objects?.release(key, token, this.#now()) ?? false;
+    return this.#objects?.release(key, token, this.#now() - this.#epoch) ?? false;
   }
 
   async renewOrder(key: string, token: string, leaseMs: number): Promise<boolean> {
-    return this.#objects?.renew(key, token, leaseMs, this.#now()) ?? false;
+    return this.#objects?.renew(key, token, leaseMs, this.#now() - this.#epoch) ?? false;
   }
 
   /** Ends `token`'s claim on `key`; true when it was still live. Deletes the key unless `complete` reuses it. */
@@ -204,6 +251,12 @@ export class MemoryStore implements DedupeStore {
       expiresAt: expires + this.#epoch,
     };
   }
+}
+
+/** 'completed' or 'in-flight' while the Map's record for a key holds it; undefined when it is free. */
+function heldAs(record: number | Claim | undefined, now: number): ClaimResult | undefined {
+  if (typeof record === 'number') return record > now ? 'completed' : undefined;
+  return record !== undefined && record.expires > now ? 'in-flight' : undefined;
 }
 
 function formatAge(ms: number): string {

@@ -50,16 +50,26 @@ const STATUS_RANK: ReadonlyMap<string, number> = new Map([
 ]);
 
 /**
- * The total order of the rule: the version, then the status's rank (0 for an `order` function's events),
- * then the event's `created_at`, then its id, so that two different events never tie. The instants as
- * fixed-width digits; the id last, so a longer id cannot reach into the digits.
+ * The rule's version: the instant, then the status's rank (0 for an `order` function's events), as
+ * fixed-width digits so that versions compare as strings. Nothing else: two events of one object with
+ * equal instant and rank tie, and both run (see `claimVersion`); on a tie, running an event twice is
+ * better than dropping one.
  */
-export function encodeVersion(version: unknown, event: AnyWebhookEvent, rank = 0): string | undefined {
+export function encodeVersion(version: unknown, rank = 0): string | undefined {
   const at = instant(version);
   if (at === undefined || !Number.isSafeInteger(at) || at < 0 || at > MAX) return undefined;
-  const created = instant(event.created_at);
-  const tie = created !== undefined && Number.isSafeInteger(created) && created >= 0 ? created : 0;
-  return `${pad(at)}.${rank}.${pad(tie)}.${event.id}`;
+  return `${pad(at)}.${rank}`;
+}
+
+/**
+ * What `claimOrder` is asked with for an event of `version`: just past it. The store answers `stale`
+ * when a completed version is not older than what it is asked, so a completed version equal to the
+ * event's (a tie) lets it run, and any newer one makes it stale. Every version has the same length, so
+ * no newer version sorts below this one; `~` also sorts past a version completed before ties ran
+ * (instant and rank, then `.created_at.id`).
+ */
+export function claimVersion(version: string): string {
+  return `${version}~`;
 }
 
 function slotOf(event: AnyWebhookEvent, given: OrderKey | undefined, rank = 0): OrderSlot | undefined {
@@ -67,7 +77,7 @@ function slotOf(event: AnyWebhookEvent, given: OrderKey | undefined, rank = 0): 
   if (typeof given?.key !== 'string' || given.key === '') {
     return { invalid: `the order function gave no string key for ${event.id}` };
   }
-  const version = encodeVersion(given.version, event, rank);
+  const version = encodeVersion(given.version, rank);
   if (version === undefined) {
     return {
       invalid: `the version of ${event.id} (${describeValue(given.version)}) is not a Date, an ISO 8601 instant or a non-negative integer`,

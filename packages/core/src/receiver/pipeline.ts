@@ -5,20 +5,18 @@ import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderSource, parseAttempt, readHeader } from '../verify/headers.js';
 import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
 import { verifyDelivery } from '../verify/verify-webhook.js';
+import { ClaimStep } from './claim-step.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import type { ClaimResult, OrderClaimResult } from './dedupe-store.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import type { DispatchedEvent } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
 import { type HandlerRegistry, hasSchemas, type Registered } from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
-import type { DeliveryObserver, InstrumentedReceiver, StoreOperation } from './instrumentation.js';
-import { ownerToken } from './owner-token.js';
+import { type DeliveryObserver, type InstrumentedReceiver, observeStore } from './instrumentation.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
-  DUPLICATE,
   IGNORED,
   payloadTooLarge,
   RAW_BODY_HINT,
@@ -26,23 +24,22 @@ import {
   RECEIVED,
   type ReceiverResponse,
   refusal,
-  STALE,
 } from './responses.js';
 import type { SchemaCheck } from './schema-check.js';
 
 /**
- * The walk of one delivery: verify → route → check → claim → order → respond (or dispatch) → finish. Each
- * step is a method below, in that order (the check: schema-check.ts; the run and finish: handler-run.ts).
+ * The walk of one delivery: verify → route → check → claim (and order) → respond (or dispatch) → finish.
+ * Each step is a method below, in that order (the check: schema-check.ts; the claims: claim-step.ts; the
+ * run and finish: handler-run.ts).
  */
 export class DeliveryPipeline {
   readonly inFlight: InFlight;
   readonly run: HandlerRun;
   readonly staleHooks: StaleHandler[] = [];
-  readonly limit: ConcurrencyLimit | undefined; // maxConcurrency
-  readonly #retryAfter: Readonly<Record<string, string>>;
+  /** `maxConcurrency`: undefined without it. */
+  readonly limit: ConcurrencyLimit | undefined;
+  readonly claims: ClaimStep;
   readonly #instrumented: InstrumentedReceiver;
-  #ready: Promise<void> | undefined;
-  #initialized = false;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -54,7 +51,7 @@ export class DeliveryPipeline {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
     this.limit = ConcurrencyLimit.of(opts.concurrency, this.run, refusals);
-    this.#retryAfter = { 'retry-after': String(Math.min(60, Math.ceil(opts.leaseMs / 1000))) };
+    this.claims = new ClaimStep(opts, this.run, refusals, errors, this.staleHooks);
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',
       respond: opts.respond,
@@ -102,7 +99,7 @@ export class DeliveryPipeline {
     const d: Delivery = { event, handlers: handlers as Delivery['handlers'], obs };
     const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any store write
     if (busy !== undefined) return busy;
-    const refused = (await this.#claim(d)) ?? (this.opts.order && (await this.#claimOrder(d)));
+    const refused = await this.claims.claim(d);
     if (refused !== undefined) return this.limit?.leave(d, refused) ?? refused;
 
     try {
@@ -151,113 +148,6 @@ export class DeliveryPipeline {
     return IGNORED;
   }
 
-  /** A store call (or the dispatch), through the delivery's observer when there is one. */
-  #store<R>(
-    obs: DeliveryObserver | undefined,
-    operation: StoreOperation,
-    call: () => Promise<R>,
-  ): Promise<R> {
-    return obs === undefined ? call() : obs.store(operation, call);
-  }
-
-  /** Undefined once `d` holds the claim (or runs without one); otherwise the answer that ends it. */
-  async #claim(d: Delivery): Promise<ReceiverResponse | undefined> {
-    const { store, leaseMs } = this.opts;
-    const token = ownerToken();
-    let claimed: ClaimResult;
-    try {
-      if (!this.#initialized) await this.#init();
-      claimed = await this.#store(d.obs, 'claim', () => store.claim(d.event.id, token, leaseMs));
-    } catch (error) {
-      return this.#storeFailed(d, error, 'dedupe');
-    }
-    if (claimed === 'claimed') {
-      d.token = token;
-      return undefined;
-    }
-    if (claimed === 'completed') return DUPLICATE;
-    const message = `Event ${d.event.id} is being processed right now; retry later.`;
-    return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
-  }
-
-  /** The store's `init`, once; a failed one is tried again on the next delivery. */
-  #init(): Promise<void> {
-    this.#ready ??= Promise.resolve(this.opts.store.init?.()).then(
-      () => {
-        this.#initialized = true;
-      },
-      (error: unknown) => {
-        this.#ready = undefined;
-        throw error;
-      },
-    );
-    return this.#ready;
-  }
-
-  /** `order`: newer than the object's completed version goes on, older is `stale`, a busy object 409. */
-  async #claimOrder(d: Delivery): Promise<ReceiverResponse | undefined> {
-    const { order, store, leaseMs, retainMs } = this.opts;
-    const { event, token } = d;
-    // No order without a claim: the store was down and 'process' let the event by.
-    if (order === undefined || token === undefined) return undefined;
-    let slot: ReturnType<typeof order>;
-    try {
-      slot = order(event);
-    } catch (error) {
-      slot = { invalid: `the order function threw for ${event.id}: ${describeError(error)}` };
-    }
-    if (slot === undefined) return undefined;
-    if ('invalid' in slot) {
-      const detail = slot.invalid;
-      this.refusals.sampled.warn('unordered events', () => `${detail}; handled without ordering.`);
-      return undefined;
-    }
-    const { key, version } = slot;
-    let result: OrderClaimResult;
-    try {
-      result = await this.#store(d.obs, 'claimOrder', () => store.claimOrder!(key, version, token, leaseMs));
-    } catch (error) {
-      const answer = this.#storeFailed(d, error, 'ordering');
-      if (answer !== undefined) void this.run.release(d);
-      return answer;
-    }
-    if (result === 'claimed') {
-      d.order = { key, version, token };
-      return undefined;
-    }
-    if (result === 'stale') {
-      // Done for good: a redelivery of it is a duplicate. Off the answer's path (no second round trip).
-      void this.run.record(d, true, retainMs);
-      this.refusals.sampled.warn(
-        'stale events',
-        () =>
-          `${event.id} (${event.type}) is older than the newest event completed for ${key}; answered stale, no handler ran.`,
-      );
-      this.errors.callEach('onStale', this.staleHooks, event, { key });
-      return STALE;
-    }
-    void this.run.release(d);
-    const message = `Another event of the same object is being processed right now (${event.id}); retry later.`;
-    return this.refusals.refuse(refusal('in_flight', message, this.#retryAfter));
-  }
-
-  /** The store failed: 503 so the service retries ('reject'), or on without it ('process'). */
-  #storeFailed(d: Delivery, error: unknown, what: 'dedupe' | 'ordering'): ReceiverResponse | undefined {
-    const { logger, onStoreError } = this.opts;
-    if (onStoreError === 'process') {
-      logger.warn(
-        `sms-webhooks: dedupe store unavailable, processing ${d.event.id} without ${what}: ${describeError(error)}`,
-      );
-      return undefined;
-    }
-    logger.error(
-      `sms-webhooks: dedupe store unavailable, answering 503 for ${d.event.id}: ${describeError(error)}`,
-    );
-    return this.refusals.refuse(
-      refusal('store_unavailable', 'The dedupe store is unavailable; retry later.'),
-    );
-  }
-
   /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
   async #respond(d: Delivery, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
     if (this.opts.respond === 'after-handlers') {
@@ -285,8 +175,9 @@ export class DeliveryPipeline {
     const dispatched: DispatchedEvent = { event, ctx: ctx!, claim: ctx!.claim };
     const traceContext = obs?.traceContext?.();
     if (traceContext !== undefined) dispatched.traceContext = traceContext;
+    if (d.queuedOrder !== undefined) dispatched.order = d.queuedOrder;
     try {
-      await this.#store(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
+      await observeStore(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
       return RECEIVED;
     } catch (error) {
       this.opts.logger.error(

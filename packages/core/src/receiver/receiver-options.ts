@@ -160,9 +160,14 @@ function checkShape(options: ReceiverOptions): void {
       '`respond` does nothing with `dispatch`: the receiver answers 200 once the hand-off resolves and 503 when it fails. Remove `respond`, or `dispatch` to run handlers in this process.',
     );
   }
-  if (options.dispatch !== undefined && options.order !== undefined && options.order !== false) {
+  if (
+    options.dispatch !== undefined &&
+    options.order !== undefined &&
+    options.order !== false &&
+    (options.dispatch as { appliesOrder?: unknown }).appliesOrder !== true
+  ) {
     fail(
-      '`order` works where the handlers run, and with `dispatch` they run in a queue worker that does not keep the object versions. Order inside the worker (a job per message, or a check of your own), or drop `dispatch` to run handlers here with `order`.',
+      "`order` with `dispatch` needs a hand-off whose worker applies it: `enqueueTo` from @sms-webhooks/bullmq or @sms-webhooks/pg-boss, whose createWorker orders the jobs. This dispatch does not say it does (RabbitMQ's does not order), so order inside your worker, or drop `dispatch` to run handlers here with `order`.",
     );
   }
   if (

@@ -16,6 +16,7 @@ import {
   type CheckedWebhookHandler,
   type HandlerContext,
   HandlerRegistry,
+  typesOf,
   type WebhookHandler,
 } from './handler-registry.js';
 import { runHandlers } from './handler-run.js';
@@ -115,6 +116,8 @@ export interface AdapterReceiver extends Receiver {
    * hooks, through the same path as the receiver's own: hooks are contained, and with none it is logged.
    */
   reportError(error: WebhookHandlerError): void;
+  /** With `order` only (absent without): a queue worker's stale job (`JobOrder`) to the `onStale` hooks. */
+  readonly reportStale?: (event: AnyWebhookEvent, object: { key: string }) => void;
 }
 
 const BOUND_METHODS = [
@@ -133,16 +136,13 @@ const BOUND_METHODS = [
   'close',
 ] as const;
 
-function typesOf(type: string | readonly string[]): readonly string[] {
-  return typeof type === 'string' ? [type] : type;
-}
-
 /**
  * The receiver an application holds: handler registration, hooks, drain and close. Each delivery is
  * walked by the `DeliveryPipeline`; this class only wires the parts together.
  */
 class WebhookReceiver implements AdapterReceiver {
   readonly options: Receiver['options'];
+  readonly reportStale: AdapterReceiver['reportStale'];
   readonly #opts: ResolvedOptions;
   readonly #registry = new HandlerRegistry();
   readonly #errors: ErrorHooks;
@@ -159,6 +159,9 @@ class WebhookReceiver implements AdapterReceiver {
     this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors, schemas);
     const { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock } = opts;
     this.options = { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock };
+    const stale = this.#pipeline.staleHooks;
+    if (opts.order)
+      this.reportStale = (event, object) => this.#errors.callEach('onStale', stale, event, object);
     // The receiver's methods work detached (`app.post(path, receiver.handle)`, `const { on } = receiver`),
     // as they did when the receiver was a plain object of closures.
     for (const name of BOUND_METHODS) (this as Record<string, unknown>)[name] = this[name].bind(this);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
 import { inspectContract } from './inspect-contract.js';
-import { orderContract, orderRuleContract } from './order-contract.js';
+import { claimWithOrderContract, orderContract, orderRuleContract } from './order-contract.js';
 import { resolveTestApi, sleep, type TestApi } from './test-api.js';
 
 export type StoreFactory = () => DedupeStore | Promise<DedupeStore>;
@@ -16,7 +16,8 @@ export interface DedupeStoreContractOptions extends Partial<TestApi> {
   renew?: boolean;
   /**
    * `true` runs the rows of the order methods too (`claimOrder`, `completeOrder`, `releaseOrder`,
-   * `renewOrder`), which the receiver's `order` option needs. Default false: not every store keeps versions.
+   * `renewOrder`, and the optional `claimWithOrder` when the store has it), which the receiver's `order`
+   * option needs. Default false: not every store keeps versions.
    */
   order?: boolean;
 }
@@ -252,6 +253,7 @@ export function runDedupeStoreContract(
     inspectContract(name, makeStore, api);
     if (options?.order === true) {
       orderContract(makeStore, api);
+      claimWithOrderContract(makeStore, api);
       orderRuleContract(makeStore, api);
     }
   });

@@ -10,7 +10,7 @@ import { sleep, type TestApi } from './test-api.js';
 type Store = DedupeStore;
 const HOUR = 3_600_000;
 const object = () => `message:msg_contract_${randomBytes(8).toString('hex')}`;
-/** Versions as the receiver encodes them: fixed-width instants, then the event id. */
+/** Versions of fixed-width instants and an id: to a store any version is a string, compared bytewise. */
 const v = (at: number, id = 'evt_a') => `${String(at).padStart(15, '0')}.${'0'.repeat(15)}.${id}`;
 
 function ops(store: Store) {
@@ -107,6 +107,118 @@ export function orderContract(makeStore: () => Store | Promise<Store>, { it }: T
 }
 
 /**
+ * The rows of `claimWithOrder` and `completeWithOrder`, the optional one-step claim and completion of an
+ * event and its object: each row passes at once for a store without the method (the receiver then
+ * makes the two calls the other rows check).
+ */
+export function claimWithOrderContract(makeStore: () => Store | Promise<Store>, { it }: TestApi): void {
+  const event = () => `evt_contract_${randomBytes(8).toString('hex')}`;
+  const both = async () => {
+    const store = await makeStore();
+    if (typeof store.claimWithOrder !== 'function') return undefined;
+    const o = ops(store);
+    const claimBoth = (e: string, k: string, version: string, token: string, ms = HOUR, retainMs = HOUR) =>
+      store.claimWithOrder!(e, token, ms, { key: k, version, retainMs });
+    return { store, o, claimBoth };
+  };
+
+  it('claimWithOrder: holds the event and its object under one token, for leaseMs', async () => {
+    const s = await both();
+    if (s === undefined) return;
+    const [e, k] = [event(), object()];
+    assert.equal(await s.claimBoth(e, k, v(1), 'a'), 'claimed');
+    assert.equal(await s.store.claim(e, 'b', HOUR), 'in-flight', 'the event is held');
+    assert.equal(await s.o.claim(k, v(2), 'b'), 'in-flight', 'the object is held');
+    assert.equal(await s.o.complete(k, v(1), 'a'), true);
+    assert.equal(await s.store.complete(e, 'a', HOUR), true);
+    assert.equal(await s.o.claim(k, v(1), 'c'), 'stale');
+    const [e2, k2] = [event(), object()];
+    assert.equal(await s.claimBoth(e2, k2, v(1), 'short', 60), 'claimed');
+    await sleep(120);
+    assert.equal(await s.store.claim(e2, 'next', HOUR), 'claimed', 'the event lease ran out');
+    assert.equal(await s.o.claim(k2, v(2), 'next'), 'claimed', 'the object lease ran out');
+  });
+
+  it('claimWithOrder: a taken or completed event answers as claim does, and leaves its object alone', async () => {
+    const s = await both();
+    if (s === undefined) return;
+    const [e, k] = [event(), object()];
+    await s.store.claim(e, 'a', HOUR);
+    assert.equal(await s.claimBoth(e, k, v(1), 'b'), 'in-flight');
+    assert.equal(await s.o.claim(k, v(1), 'c'), 'claimed', 'the object was not taken');
+    await s.o.release(k, 'c');
+    await s.store.complete(e, 'a', HOUR);
+    assert.equal(await s.claimBoth(e, k, v(1), 'd'), 'completed');
+    assert.equal(await s.o.claim(k, v(1), 'c'), 'claimed', 'still not taken');
+  });
+
+  it('claimWithOrder: a stale event is recorded completed for retainMs, and the object is not taken', async () => {
+    const s = await both();
+    if (s === undefined) return;
+    const [e, k] = [event(), object()];
+    await s.o.claim(k, v(5), 'a');
+    await s.o.complete(k, v(5), 'a');
+    assert.equal(await s.claimBoth(e, k, v(4), 'b', HOUR, 150), 'stale');
+    assert.equal(await s.store.claim(e, 'c', HOUR), 'completed', 'a redelivery is a duplicate');
+    assert.equal(await s.o.claim(k, v(6), 'c'), 'claimed', 'the object is free');
+    await sleep(250);
+    assert.equal(await s.store.claim(e, 'd', HOUR), 'claimed', 'its record is kept for retainMs only');
+  });
+
+  it('claimWithOrder: an object in flight leaves the event free for a later delivery', async () => {
+    const s = await both();
+    if (s === undefined) return;
+    const [e, k] = [event(), object()];
+    assert.equal(await s.o.claim(k, v(1), 'a'), 'claimed');
+    assert.equal(await s.claimBoth(e, k, v(2), 'b'), 'object-in-flight');
+    assert.equal(await s.store.claim(e, 'c', HOUR), 'claimed', 'the event was not held');
+    await s.store.release(e, 'c');
+    await s.o.release(k, 'a');
+    assert.equal(await s.claimBoth(e, k, v(2), 'd'), 'claimed');
+  });
+
+  it('completeWithOrder: advances the version, frees the object and completes the event, in one step', async () => {
+    const store = await makeStore();
+    if (typeof store.completeWithOrder !== 'function') return;
+    const o = ops(store);
+    const [e, k] = [event(), object()];
+    await store.claim(e, 'a', HOUR);
+    await o.claim(k, v(7), 'a');
+    assert.equal(await store.completeWithOrder(e, 'a', HOUR, { key: k, version: v(7) }), true);
+    assert.equal(await store.claim(e, 'b', HOUR), 'completed');
+    assert.equal(await o.claim(k, v(7), 'b'), 'stale');
+    assert.equal(await o.claim(k, v(8), 'b'), 'claimed', 'the lease was freed');
+    // Not the event's holder: false, and the event stays as it was; the version still advances.
+    const [e2, k2] = [event(), object()];
+    await store.claim(e2, 'c', HOUR);
+    assert.equal(await store.completeWithOrder(e2, 'intruder', HOUR, { key: k2, version: v(3) }), false);
+    assert.equal(await store.claim(e2, 'd', HOUR), 'in-flight');
+    assert.equal(await o.claim(k2, v(2), 'd'), 'stale');
+  });
+
+  it('claimWithOrder: of many events of one object at once, exactly one is claimed', async () => {
+    const s = await both();
+    if (s === undefined) return;
+    const k = object();
+    const events = Array.from({ length: 20 }, () => event());
+    const results = await Promise.all(events.map((e, i) => s.claimBoth(e, k, v(100 + i), `t${i}`)));
+    assert.equal(results.filter((r) => r === 'claimed').length, 1);
+    assert.equal(results.filter((r) => r === 'object-in-flight').length, 19);
+    // Only the winner's event is held: every other one can be claimed.
+    const won = results.indexOf('claimed');
+    for (const [i, e] of events.entries()) {
+      assert.equal(await s.store.claim(e, 'again', HOUR), i === won ? 'in-flight' : 'claimed');
+    }
+    const e = event();
+    const same = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.claimBoth(e, object(), v(1), `u${i}`)),
+    );
+    assert.equal(same.filter((r) => r === 'claimed').length, 1, 'one event, many objects');
+    assert.equal(same.filter((r) => r === 'in-flight' || r === 'object-in-flight').length, 19);
+  });
+}
+
+/**
  * The receiver's `order: true` rule against a store (replies, ties on `updated_at`): the versions the
  * receiver writes, compared by this store. Part of `runDedupeStoreContract(…, { order: true })`.
  */
@@ -196,6 +308,43 @@ export function orderRuleContract(makeStore: () => Store | Promise<Store>, { it 
         stale: true,
       });
       assert.deepEqual(seen, ['message.sent', 'message.failed']);
+    }
+  });
+
+  it('order: true: message.delivered and message.failed of one instant (a true tie) are both handled, in either order', async () => {
+    const { receiver, send } = await app();
+    const seen: string[] = [];
+    receiver.on(
+      ['message.sent', 'message.delivered', 'message.failed'],
+      (event) => void seen.push(event.type),
+    );
+    const at = '2026-11-26T10:00:07Z';
+    // Equal updated_at, created_at and rank: only the ids differ, on both sides of each other.
+    for (const [first, second] of [
+      ['message.delivered', 'message.failed'],
+      ['message.failed', 'message.delivered'],
+    ] as const) {
+      for (const [firstId, secondId] of [
+        ['evt_zzzz', 'evt_aaaa'],
+        ['evt_aaaa', 'evt_zzzz'],
+      ] as const) {
+        const msg = message();
+        seen.length = 0;
+        const suffix = randomBytes(4).toString('hex');
+        for (const [type, id] of [
+          [first, firstId],
+          [second, secondId],
+        ] as const) {
+          assert.deepEqual((await send(signed(type, msg, at, `${id}_${suffix}`))).json, { received: true });
+        }
+        assert.deepEqual(seen, [first, second], `${first} ${firstId} then ${second} ${secondId}`);
+        // Still ordered against what is older: a message.sent of the same instant is stale.
+        assert.deepEqual((await send(signed('message.sent', msg, at, `evt_sent_${suffix}`))).json, {
+          received: true,
+          stale: true,
+        });
+        assert.deepEqual(seen, [first, second]);
+      }
     }
   });
 }

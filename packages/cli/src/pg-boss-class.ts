@@ -1,0 +1,12 @@
+import type PgBossClass from 'pg-boss';
+
+/**
+ * The app's own pg-boss class, loaded when a command needs it: pg-boss 10 exports it as the default,
+ * pg-boss 12 only as the named `PgBoss`. Typed as 10's: the options and calls the CLI uses are in both.
+ */
+export async function loadPgBoss(): Promise<typeof PgBossClass> {
+  const loaded = (await import('pg-boss')) as { PgBoss?: typeof PgBossClass; default?: typeof PgBossClass };
+  const PgBoss = loaded.PgBoss ?? loaded.default;
+  if (typeof PgBoss !== 'function') throw new Error('the installed pg-boss exports no PgBoss class.');
+  return PgBoss;
+}
