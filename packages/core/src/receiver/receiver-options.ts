@@ -237,5 +237,11 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     );
   }
   warnOnUnprefixedSecret(secrets, logger);
+  if (resolved.store.localKeys && globalThis.process?.env?.NODE_ENV === 'production') {
+    logger.warn(
+      'sms-webhooks: the dedupe store keeps its records in this process only (MemoryStore). With more than one ' +
+        'instance a redelivery can reach another instance and run twice: use RedisStore from @sms-webhooks/redis.',
+    );
+  }
   return resolved;
 }

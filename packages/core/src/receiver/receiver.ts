@@ -165,12 +165,6 @@ class WebhookReceiver implements AdapterReceiver {
     // The receiver's methods work detached (`app.post(path, receiver.handle)`, `const { on } = receiver`),
     // as they did when the receiver was a plain object of closures.
     for (const name of BOUND_METHODS) (this as Record<string, unknown>)[name] = this[name].bind(this);
-    if (store.localKeys && globalThis.process?.env?.NODE_ENV === 'production') {
-      logger.warn(
-        'sms-webhooks: the dedupe store keeps its records in this process only (MemoryStore). With more than one ' +
-          'instance a redelivery can reach another instance and run twice: use RedisStore from @sms-webhooks/redis.',
-      );
-    }
   }
 
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse> {
