@@ -132,6 +132,10 @@ export const READMES: ReadmeUnderTest[] = [
             expect.stringMatching(/^msg_\w+ delivered to \+\d+ \(attempt 1\)$/),
             'saw message.delivered',
           ]);
+          // Three accepted, the fourth refused unclaimed, then run once when the service retries it.
+          expect(outputOf(results, 'Bounded work under bursts')).toMatch(
+            /^200 \n200 \n200 \nrefused: 503 overloaded\n503 10\n(stored evt_\w+\n){3}200\nstored evt_\w+\n$/,
+          );
           expect(outputOf(results, 'Checking payloads at run time')).toMatch(
             /^msg_\w+ delivered at \d{4}-\d\d-\d\dT[\d:.]+Z\n200\nmessage\.delivered evt_\w+ \(attempt 1\) does not match: updated_at: Invalid ISO datetime\n422 payload_schema_mismatch\n(valibot true\narktype true\n|arktype true\nvalibot true\n)200\n$/,
           );

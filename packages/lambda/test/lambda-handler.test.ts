@@ -214,6 +214,33 @@ describe('when the answer is returned', () => {
     expect(state.finished).toBe(true);
   });
 
+  it('answers 503 overloaded with Retry-After past maxConcurrency and maxQueue, and takes the retry', async () => {
+    const receiver = createReceiver({ secret, logger: quiet, maxConcurrency: 1, maxQueue: 0 });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handled: string[] = [];
+    receiver.on('message.delivered', async (event) => {
+      await gate;
+      handled.push(event.id);
+    });
+    const handler = lambdaHandler(receiver, { answerBeforeHandlers: 'handlers-may-never-finish' });
+    const [first, second] = [signedDelivery(), signedDelivery()];
+    expect((await handler(httpApiEvent({ headers: first.headers, body: first.body }))).statusCode).toBe(200);
+    const refused = await handler(httpApiEvent({ headers: second.headers, body: second.body }));
+    expect(refused.statusCode).toBe(503);
+    expect(bodyOf(refused).error.code).toBe('overloaded');
+    expect(Number(refused.headers?.['retry-after'])).toBeGreaterThan(0);
+    release();
+    await receiver.drain();
+    expect((await handler(httpApiEvent({ headers: second.headers, body: second.body }))).statusCode).toBe(
+      200,
+    );
+    await receiver.drain();
+    expect(handled).toHaveLength(2);
+  });
+
   it("answers 500 handler_failed in 'after-handlers' mode when a handler throws", async () => {
     const receiver = createReceiver({ secret, logger: quiet, respond: 'after-handlers' });
     receiver.on('message.delivered', () => {

@@ -5,7 +5,8 @@ import type { ReceiverResponse } from '@sms-webhooks/core';
  * - `received`, `ignored` (no handler for its type), `duplicate` (already processed), `stale` (older than
  *   the newest event completed for its object, with the receiver's `order`): 200;
  * - `in_flight`: 409, being processed elsewhere right now;
- * - `refused`: turned away before it was verified (bad signature, too large, wrong method …);
+ * - `refused`: turned away before it was verified (bad signature, too large, wrong method …), or
+ *   `overloaded` (the receiver's `maxConcurrency` and wait list were full), verified or not;
  * - `invalid`: verified, but its `data` failed a handler's schema (`payload_schema_mismatch`): 422, no
  *   handler ran, the service retries. Apart from `failed`, since the fix is the schema (or the service's
  *   payload), not the app's health;
@@ -28,6 +29,8 @@ export function outcomeOf(response: ReceiverResponse, verified: boolean): Delive
   const code = errorCodeOf(response);
   if (code === 'in_flight') return 'in_flight';
   if (code === 'payload_schema_mismatch') return 'invalid';
+  // Nothing failed: the receiver turned it away unclaimed, for the service to retry.
+  if (code === 'overloaded') return 'refused';
   return verified ? 'failed' : 'refused';
 }
 

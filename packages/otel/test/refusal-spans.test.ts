@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { SpanKind } from '@opentelemetry/api';
-import { createReceiver, type Receiver } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { ATTR, METRIC, otelInstrumentation, SPAN } from '@sms-webhooks/otel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ADAPTERS, type Running, serve } from './servers.js';
@@ -37,9 +37,10 @@ describe.each(ADAPTERS)('@sms-webhooks/otel: refusals the %s entry answers get a
   let running: Running | undefined;
   let receiver: Receiver;
 
-  async function start(): Promise<string> {
+  async function start(limits: { maxConcurrency?: number; maxQueue?: number } = {}): Promise<string> {
     t = telemetry();
     receiver = createReceiver({
+      ...limits,
       secret,
       logger: quiet,
       maxBodyBytes: 1024,
@@ -95,9 +96,83 @@ describe.each(ADAPTERS)('@sms-webhooks/otel: refusals the %s entry answers get a
     expectRefusalSpan(413, 'payload_too_large');
   });
 
+  it('503: past maxConcurrency and maxQueue, answered before the body', async () => {
+    const url = await start({ maxConcurrency: 1, maxQueue: 0 });
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let running = () => {};
+    const started = new Promise<void>((resolve) => {
+      running = resolve;
+    });
+    receiver.on('message.sent', async () => {
+      running();
+      await gate;
+    });
+    const first = createTestDelivery('message.sent', { secret });
+    expect((await fetch(url, { method: 'POST', headers: first.headers, body: first.body })).status).toBe(200);
+    await started;
+    // Declared and never sent: only an answer before the body can come.
+    expect(await stalledUpload(url, 500, 20)).toMatch(/^HTTP\/1\.1 503/);
+    open();
+    await receiver.drain();
+    const refused = t.spans().find((s) => s.attributes[ATTR.errorType] === 'overloaded');
+    expect(refused?.attributes).toMatchObject({ [ATTR.outcome]: 'refused', [ATTR.httpStatus]: 503 });
+    // A 5xx is the server's: the span's status is an error.
+    expect(refused?.status.code).toBe(2);
+    expect(
+      await t.total(METRIC.deliveries, { [ATTR.outcome]: 'refused', [ATTR.errorType]: 'overloaded' }),
+    ).toBe(1);
+  });
+
   it('408: a body that stops arriving', async () => {
     const url = await start();
     expect(await stalledUpload(url, 500, 20)).toMatch(/^HTTP\/1\.1 408/);
     expectRefusalSpan(408, 'request_timeout');
+  });
+});
+
+describe('@sms-webhooks/otel: a verified delivery refused past maxConcurrency', () => {
+  it('is counted refused with the code overloaded, not failed', async () => {
+    const t = telemetry();
+    try {
+      const receiver = createReceiver({
+        secret,
+        logger: quiet,
+        maxConcurrency: 1,
+        maxQueue: 0,
+        respond: 'after-handlers',
+        instrumentation: otelInstrumentation({
+          tracerProvider: t.tracerProvider,
+          meterProvider: t.meterProvider,
+        }),
+      });
+      let open = () => {};
+      const gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      receiver.on('message.sent', () => gate);
+      const [a, b] = [
+        createTestDelivery('message.sent', { secret }),
+        createTestDelivery('message.sent', { secret }),
+      ];
+      // Both pass verification together; the second finds the one slot taken.
+      const first = receiver.handle({ rawBody: a.body, headers: a.headers });
+      const second = await receiver.handle({ rawBody: b.body, headers: b.headers });
+      expect(second.status).toBe(503);
+      open();
+      expect((await first).status).toBe(200);
+      const refused = t.spans().find((s) => s.attributes[ATTR.errorType] === 'overloaded');
+      expect(refused?.attributes).toMatchObject({
+        [ATTR.outcome]: 'refused',
+        [ATTR.messageId]: b.event.id,
+      });
+      expect(
+        await t.total(METRIC.deliveries, { [ATTR.outcome]: 'refused', [ATTR.errorType]: 'overloaded' }),
+      ).toBe(1);
+    } finally {
+      await t.shutdown();
+    }
   });
 });

@@ -39,6 +39,12 @@ export async function handleWebRequest(
     request.body?.cancel().catch(() => {});
     return toResponse(refuseEntry(entry, 'method', BODY_USED_HINT));
   }
+  // At maxConcurrency with a full wait list: answered without reading the body.
+  const busy = entry.overloaded?.();
+  if (busy !== undefined) {
+    request.body?.cancel().catch(() => {});
+    return toResponse(busy);
+  }
   const read = await readWebBody(request, receiver.options);
   if ('refused' in read) return toResponse(refuseEntry(entry, read.refused, BODY_USED_HINT));
   const res = await receiver

@@ -54,6 +54,9 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
 
   return async (req, exchange) => {
     if (req.method !== 'POST') return exchange.write(refuseEntry(receiver, 'method', hint));
+    // At maxConcurrency with a full wait list: answered unread (Node reads and drops the rest of the body).
+    const busy = receiver.overloaded?.();
+    if (busy !== undefined) return exchange.write(busy);
     if (isRawBody(exchange.keptBody)) {
       if (isEncoded(req) && firstTime(receiver, 'decoded body hint')) {
         receiver.options.logger.warn(

@@ -42,6 +42,8 @@ export interface Delivery {
   /** With `dispatch`: the object slot the job carries, for the worker to order it. */
   queuedOrder?: QueuedOrder;
   ctx?: HandlerContext;
+  /** Holds a place under `maxConcurrency` (concurrency-limit.ts) until its run ends. */
+  admitted?: boolean;
   /** Every handler failure of the last run. */
   error?: WebhookHandlerError;
 }

@@ -50,8 +50,8 @@ export interface Instrumentation {
    */
   startDelivery(headers: HeaderSource, receiver: InstrumentedReceiver): DeliveryObserver | undefined;
   /**
-   * A request turned away before `receiver.handle` (an adapter's 405, 408 or 413 while reading), so
-   * refusals are counted wherever they happen.
+   * A request turned away before `receiver.handle` (an adapter's 405, 408 or 413 while reading, or its
+   * 503 `overloaded` before reading), so refusals are counted wherever they happen.
    */
   refused?(code: string, status: number): void;
   /**

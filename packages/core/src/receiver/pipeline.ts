@@ -7,6 +7,7 @@ import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
 import { verifyReceived } from '../verify/verify-tenant.js';
 import type { Verified } from '../verify/verify-webhook.js';
 import { ClaimStep } from './claim-step.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
 import type { DispatchedEvent } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
@@ -36,6 +37,8 @@ export class DeliveryPipeline {
   readonly inFlight: InFlight;
   readonly run: HandlerRun;
   readonly staleHooks: StaleHandler[] = [];
+  /** `maxConcurrency`: undefined without it. */
+  readonly limit: ConcurrencyLimit | undefined;
   readonly claims: ClaimStep;
   readonly #instrumented: InstrumentedReceiver;
 
@@ -48,6 +51,7 @@ export class DeliveryPipeline {
   ) {
     this.inFlight = new InFlight(opts.clock);
     this.run = new HandlerRun(opts, errors);
+    this.limit = ConcurrencyLimit.of(opts.concurrency, this.run, refusals);
     this.claims = new ClaimStep(opts, this.run, refusals, errors, this.staleHooks);
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',
@@ -95,8 +99,10 @@ export class DeliveryPipeline {
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
     const d: Delivery = { event, key, tenant, handlers: handlers as Delivery['handlers'], obs };
+    const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any store write
+    if (busy !== undefined) return busy;
     const refused = await this.claims.claim(d);
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) return this.limit?.leave(d, refused) ?? refused;
 
     try {
       d.ctx = {
@@ -112,6 +118,7 @@ export class DeliveryPipeline {
     } catch (error) {
       // A bug past the claim (not bad input): give the claims back, so the service's retry is not 409.
       if (d.token !== undefined) void this.run.finish(d, false);
+      this.limit?.leave(d);
       throw error;
     }
   }
@@ -144,12 +151,12 @@ export class DeliveryPipeline {
   /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
   async #respond(d: Delivery, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
     if (this.opts.respond === 'after-handlers') {
-      const error = await this.run.runAndFinish(d, false);
+      const error = await (this.limit?.run(d, false) ?? this.run.runAndFinish(d, false));
       if (error === undefined) return RECEIVED;
       return refusal('handler_failed', `A handler failed for ${d.event.id}; the service will retry.`);
     }
     // Handlers start on a later turn, so even a synchronous one cannot hold up the ack.
-    const run = laterTurn().then(() => this.run.runAndFinish(d, true));
+    const run = laterTurn().then(() => this.limit?.run(d, true) ?? this.run.runAndFinish(d, true));
     this.inFlight.track(d.event.id, run);
     if (waitUntil !== undefined) {
       try {

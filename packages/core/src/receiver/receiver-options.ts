@@ -11,6 +11,7 @@ import {
   TenantSecrets,
 } from '../verify/tenant-secrets.js';
 import { checkHeaderPrefix, checkSecrets, DEFAULT_TOLERANCE_SECONDS } from '../verify/verify-options.js';
+import { type ConcurrencyOptions, concurrencyOptions } from './concurrency-options.js';
 import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import type { Instrumentation } from './instrumentation.js';
@@ -87,6 +88,17 @@ export interface ReceiverOptions {
    * `false` waits for ever.
    */
   handlerTimeoutMs?: number | false;
+  /**
+   * At most this many deliveries run their handlers at once in this process (in 'immediately' mode, the
+   * background runs after the 200). Default no limit. Not with `dispatch`, whose worker has its own.
+   */
+  maxConcurrency?: number;
+  /**
+   * With `maxConcurrency`: how many more deliveries may wait for a slot, in memory (0: none). Past it a
+   * delivery is answered 503 `overloaded` with Retry-After, before its body is read when the entry can,
+   * and always before any store write, so the service's retry runs it once. Default 1000.
+   */
+  maxQueue?: number;
 }
 
 export interface ResolvedOptions {
@@ -111,6 +123,8 @@ export interface ResolvedOptions {
   retry: RetryPolicy;
   /** Undefined when off (`false`). */
   handlerTimeoutMs: number | undefined;
+  /** `maxConcurrency` and `maxQueue`; undefined when there is no limit. */
+  concurrency: ConcurrencyOptions | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -133,6 +147,8 @@ const KNOWN_OPTIONS = new Set<string>([
   'order',
   'retry',
   'handlerTimeoutMs',
+  'maxConcurrency',
+  'maxQueue',
 ] satisfies (keyof ReceiverOptions)[]);
 
 function fail(message: string): never {
@@ -247,6 +263,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
             ...whole,
             unit: 'milliseconds (or false for no time-out)',
           }),
+    concurrency: concurrencyOptions(options),
   };
   if (resolved.order !== undefined && !supportsOrder(resolved.store)) {
     fail(
@@ -254,5 +271,11 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     );
   }
   warnOnUnprefixedSecret(secrets, logger);
+  if (resolved.store.localKeys && globalThis.process?.env?.NODE_ENV === 'production') {
+    logger.warn(
+      'sms-webhooks: the dedupe store keeps its records in this process only (MemoryStore). With more than one ' +
+        'instance a redelivery can reach another instance and run twice: use RedisStore from @sms-webhooks/redis.',
+    );
+  }
   return resolved;
 }

@@ -99,6 +99,8 @@ export interface AdapterReceiver extends Receiver {
    * own, a refusal answered before `handle` was reached (405, 408, 413 while reading), and returns it.
    */
   refuse(response: ReceiverResponse): ReceiverResponse;
+  /** For the entries, before a body: past `maxConcurrency` + `maxQueue`, 503 `overloaded` (counted). */
+  overloaded(): ReceiverResponse | undefined;
   /**
    * Runs this receiver's handlers for an event verified elsewhere (a queue worker after `dispatch`):
    * no verification, no dedupe, no onError. Rejects with a WebhookHandlerError when any handler fails.
@@ -146,6 +148,7 @@ class WebhookReceiver implements AdapterReceiver {
   readonly #errors: ErrorHooks;
   readonly #refusals: Refusals;
   readonly #pipeline: DeliveryPipeline;
+  readonly overloaded = (): ReceiverResponse | undefined => this.#pipeline.limit?.refuseIfFull();
 
   constructor(options: ReceiverOptions) {
     const opts = resolveOptions(options);
@@ -162,12 +165,6 @@ class WebhookReceiver implements AdapterReceiver {
     // The receiver's methods work detached (`app.post(path, receiver.handle)`, `const { on } = receiver`),
     // as they did when the receiver was a plain object of closures.
     for (const name of BOUND_METHODS) (this as Record<string, unknown>)[name] = this[name].bind(this);
-    if (store.localKeys && globalThis.process?.env?.NODE_ENV === 'production') {
-      logger.warn(
-        'sms-webhooks: the dedupe store keeps its records in this process only (MemoryStore). With more than one ' +
-          'instance a redelivery can reach another instance and run twice: use RedisStore from @sms-webhooks/redis.',
-      );
-    }
   }
 
   handle(delivery: IncomingDelivery): Promise<ReceiverResponse> {

@@ -18,7 +18,7 @@ function codeOf(response: ReceiverResponse): string {
 
 /**
  * Every refused request, wherever it was answered (the pipeline's 400s, 409s and 503s, the entries' 405,
- * 408 and 413): counted for the `onRefused` hooks and the instrumentation, and logged sampled, since an
+ * 408, 413 and 503 `overloaded`): counted for the `onRefused` hooks and the instrumentation, and logged sampled, since an
  * unauthenticated client decides how many there are.
  */
 export class Refusals {

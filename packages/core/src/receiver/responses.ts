@@ -34,6 +34,8 @@ const REFUSAL_HEADERS: Partial<Record<ResponseErrorCode, Record<string, string>>
   store_unavailable: { 'retry-after': '30' },
   // The `secret` function failed (its database is down): the same wait.
   secret_unavailable: { 'retry-after': '30' },
+  // Every handler slot and wait-list place is taken (maxConcurrency): a burst passes in seconds.
+  overloaded: { 'retry-after': '10' },
 };
 
 /** A refusal's answer: its status from the one table (errors.ts), and `{"error":{code,message}}`. */

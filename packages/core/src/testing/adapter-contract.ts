@@ -328,6 +328,54 @@ export function runAdapterContract(
       );
     });
 
+    for (const respond of ['immediately', 'after-handlers'] as const) {
+      it(`answers 503 overloaded with Retry-After, without reading the body, past maxConcurrency and maxQueue (respond: ${respond})`, async () => {
+        const gate = defer();
+        const started = defer();
+        const handled: string[] = [];
+        const refusals: string[] = [];
+        await withServer(
+          { respond, maxConcurrency: 1, maxQueue: 0 },
+          (r) => {
+            r.on('message.sent', async (event) => {
+              started.resolve();
+              await gate.promise;
+              handled.push(event.id);
+            });
+            r.onRefused((refused) => void refusals.push(`${refused.status} ${refused.code}`));
+          },
+          async (url, receiver) => {
+            const first = createTestDelivery('message.sent', { secret: SECRET });
+            const answered = post(url, first);
+            if (respond === 'immediately') assertJson(await answered, 200, { received: true });
+            await within(started.promise, 'the first handler start');
+            // The one slot runs and no place is left. The body is declared and never sent: only an
+            // entry that answers before reading it can answer at all.
+            const second = createTestDelivery('message.sent', { secret: SECRET });
+            const refused = await send(url, {
+              headers: { ...second.headers, 'content-length': Buffer.byteLength(second.body) },
+              chunks: [second.body.slice(0, 10)],
+              end: false,
+            });
+            assertError(refused, 503, 'overloaded');
+            assert.ok(
+              Number(refused.headers['retry-after']) > 0,
+              'Retry-After is a positive number of seconds',
+            );
+            gate.resolve();
+            if (respond === 'after-handlers') assertJson(await answered, 200, { received: true });
+            await within(receiver.drain(), 'drain');
+            // The retry the 503 asked for runs the event, once.
+            assertJson(await post(url, second), 200, { received: true });
+            await within(receiver.drain(), 'drain');
+            assertJson(await post(url, second), 200, { received: true, duplicate: true });
+          },
+        );
+        assert.deepEqual(refusals, ['503 overloaded']);
+        assert.equal(handled.length, 2);
+      });
+    }
+
     it('answers 413 for a declared content-length over maxBodyBytes without waiting for the body', async () => {
       let calls = 0;
       await withServer(

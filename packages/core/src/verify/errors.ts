@@ -16,6 +16,7 @@ export type ResponseErrorCode =
   | 'payload_schema_mismatch'
   | 'handler_failed'
   | 'store_unavailable'
+  | 'overloaded'
   | 'raw_body_unavailable'
   | 'method_not_allowed'
   | 'request_timeout'
@@ -40,6 +41,7 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   internal_error: 500,
   store_unavailable: 503,
   secret_unavailable: 503,
+  overloaded: 503,
 };
 
 const VERIFICATION_CODES = new Set<string>([
