@@ -62,5 +62,5 @@ export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispat
     );
   };
   // createWorker orders each job by the slot it carries: the receiver may take `order` with this dispatch.
-  return Object.assign(dispatch, { appliesOrder: true });
+  return Object.assign(dispatch, { appliesOrder: true, keyedByEventId: true });
 }

@@ -1,4 +1,5 @@
 import { createWorker, enqueueTo } from '@sms-webhooks/bullmq';
+import { createReceiver } from '@sms-webhooks/core';
 import { describe, expect, it } from 'vitest';
 
 // An option read from an environment variable arrives as a string: the message names its type, so
@@ -26,6 +27,18 @@ describe('number options given as strings', () => {
           /^@sms-webhooks\/bullmq: `leaseMs` must be .* got the string "300000"\.$/,
         ),
       }),
+    );
+  });
+});
+
+// Job ids are the event id alone: two tenants' events with one id would become one job.
+describe('enqueueTo with many tenants', () => {
+  it('is refused at start-up when `secret` is a function of the request', () => {
+    const queue = { add: async () => ({}) } as never;
+    expect(() =>
+      createReceiver({ secret: () => 'whsec_x0123456789abcdef0123456789ab', dispatch: enqueueTo(queue) }),
+    ).toThrow(
+      expect.objectContaining({ code: 'ERR_SMS_OPTIONS', message: expect.stringContaining('tenants') }),
     );
   });
 });

@@ -308,6 +308,18 @@ describe('start-up checks', () => {
     expect(make(options)).toThrow(expect.objectContaining({ code: 'ERR_SMS_OPTIONS' }));
   });
 
+  it('refuses many tenants with a hand-off that names jobs by event id; takes a dispatch of your own', () => {
+    const byEventId = Object.assign(async () => {}, { keyedByEventId: true });
+    expect(make({ secret: lookup, dispatch: byEventId })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_SMS_OPTIONS',
+        message: expect.stringMatching(/name a job by its event id alone.*claim\.key/),
+      }),
+    );
+    expect(make({ secret, dispatch: byEventId })).not.toThrow();
+    expect(make({ secret: lookup, dispatch: async () => {} })).not.toThrow();
+  });
+
   it('takes a plain secret, a list and a function', () => {
     for (const s of [secret, [secret], lookup]) expect(make({ secret: s })).not.toThrow();
   });

@@ -110,7 +110,7 @@ export function enqueueTo(boss: PgBossSender, options: EnqueueOptions): Dispatch
     );
   };
   // createWorker orders each job by the slot it carries: the receiver may take `order` with this dispatch.
-  return Object.assign(dispatch, { appliesOrder: true });
+  return Object.assign(dispatch, { appliesOrder: true, keyedByEventId: true });
 }
 
 function noQueue(queue: string): PgBossHandOffError {

@@ -92,5 +92,5 @@ export function enqueueTo(amqp: AmqpSource, options: EnqueueOptions = {}): Rabbi
     );
     if (claim !== undefined) await hold(claim.key, claim.token, event.id);
   };
-  return Object.assign(dispatch, { close: () => channels.close() });
+  return Object.assign(dispatch, { close: () => channels.close(), keyedByEventId: true });
 }

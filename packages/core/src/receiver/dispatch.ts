@@ -43,6 +43,11 @@ export type Dispatch = ((dispatched: DispatchedEvent) => Promise<unknown>) & {
    * dispatch, and leaves the ordering to that worker.
    */
   readonly appliesOrder?: boolean;
+  /**
+   * True when the hand-off names its jobs by event id alone (the BullMQ, pg-boss and RabbitMQ
+   * `enqueueTo`): then `secret` as a function, whose tenants may share an event id, is refused at start-up.
+   */
+  readonly keyedByEventId?: boolean;
 };
 
 const TIMEOUT_CODE = 'ERR_SMS_DISPATCH_TIMEOUT';

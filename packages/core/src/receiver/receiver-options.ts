@@ -185,6 +185,15 @@ function checkShape(options: ReceiverOptions): void {
     );
   }
   if (
+    typeof options.secret === 'function' &&
+    (options.dispatch as { keyedByEventId?: unknown } | undefined)?.keyedByEventId === true
+  ) {
+    // The queue hand-offs name a job by its event id alone: two tenants' events with one id would meet.
+    fail(
+      '`secret` as a function (many tenants) does not work with this `dispatch` yet: the BullMQ, pg-boss and RabbitMQ hand-offs name a job by its event id alone, so two tenants delivering the same id would share one job. Run handlers in this process, give each tenant a receiver of its own with a string `secret`, or pass a dispatch of your own (it gets `claim.key`, which holds the tenant).',
+    );
+  }
+  if (
     options.dispatch !== undefined &&
     options.order !== undefined &&
     options.order !== false &&
