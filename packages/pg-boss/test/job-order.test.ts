@@ -3,8 +3,9 @@ import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/pg-boss';
 import type { PostgresStore } from '@sms-webhooks/postgres';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { queueSetUp } from './queue-set-up.js';
 import type { Boss } from './set-up.js';
-import { captureLogger, fastBoss, MAJORS, queueName, secret, useDatabase, waitFor } from './set-up.js';
+import { captureLogger, fastBoss, MAJORS, secret, useDatabase, waitFor } from './set-up.js';
 import { type KillAt, spawnOrderedWorker } from './worker-process.js';
 
 /**
@@ -97,10 +98,7 @@ describe.each(MAJORS)('$label', (major) => {
     it('shuffled status events through two workers end at each message newest status; older ones are stale, and no two of one message run at once', {
       timeout: 60_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(db.major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue);
       const messages = Array.from({ length: 10 }, (_, i) => `msg_pg${i}_${queue}`);
       const deliveries = messages.flatMap((m, i) => [
@@ -149,10 +147,7 @@ describe.each(MAJORS)('$label', (major) => {
     it('a job whose message another job holds waits, spending no attempt, then runs', {
       timeout: 30_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(db.major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue, 1);
       const m = `msg_busy_${queue}`;
       let unblock!: () => void;
@@ -195,10 +190,7 @@ describe.each(MAJORS)('$label', (major) => {
     it('on success the version, the event record and the job complete together', {
       timeout: 30_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(db.major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue);
       const m = `msg_tx_${queue}`;
       const stale: string[] = [];
@@ -220,10 +212,7 @@ describe.each(MAJORS)('$label', (major) => {
       ];
       for (const [killAt, title] of cases) {
         it(`${killAt}: ${title}; the message ends at its newest status`, { timeout: 60_000 }, async () => {
-          const boss = await db.boss(fastBoss(db.major));
-          const store = await db.store();
-          const queue = queueName();
-          await boss.createQueue(queue);
+          const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
           const receiver = orderedReceiver(boss, store, queue);
           const m = `msg_kill_${killAt.replace('-', '_')}_${queue}`;
           const sent = status('message.sent', m, 1);
