@@ -1,5 +1,14 @@
 import { createWorker, enqueueTo, type WebhookJob } from '@sms-webhooks/bullmq';
-import { createReceiver, createTestDelivery, type DedupeStore, type EventType } from '@sms-webhooks/core';
+import { createReceiver, type DedupeStore } from '@sms-webhooks/core';
+import {
+  deliveredWhileSentRuns,
+  expectNewestStatuses,
+  overlapRecorder,
+  STATUSES,
+  sentRetriedAndFinal,
+  shuffled,
+  statusSigner,
+} from '@sms-webhooks/test-helpers/job-order';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import {
@@ -18,7 +27,6 @@ import {
  */
 const redis = useRedisServer();
 const c = redis.closer;
-const STATUSES: EventType[] = ['message.sent', 'message.delivered', 'message.failed'];
 
 /** A receiver with `order` that enqueues, on its own RedisStore client (the receiving process). */
 async function orderedReceiver(queueName: string, attempts = 8) {
@@ -59,69 +67,30 @@ async function orderedWorker(
   );
 }
 
-function status(type: EventType, message: string, second: number) {
-  const at = `2026-11-27T10:00:${String(second).padStart(2, '0')}Z`;
-  return createTestDelivery(type, { secret, data: { id: message, updated_at: at } as never });
-}
-
-/** A fixed shuffle (a small LCG), so a failure can be replayed. */
-function shuffled<T>(items: T[], seed: number): T[] {
-  const out = [...items];
-  let s = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    const j = s % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
+const status = statusSigner(secret);
 
 describe('order: true with enqueueTo (BullMQ): the worker applies the rule', () => {
   it('shuffled status events through two workers end at each message newest status; older ones are stale, and no two of one message run at once', async () => {
     const queueName = uniqueName('order');
     const { queue, receiver } = await orderedReceiver(queueName);
     const messages = Array.from({ length: 12 }, (_, i) => `msg_q${i}_${uniqueName('m')}`);
-    // Per message: sent, then its final status (delivered or failed) two seconds later, and a retry of
-    // sent stamped one second after the first (an older state than the final one).
-    const deliveries = messages.flatMap((m, i) => [
-      status('message.sent', m, 1),
-      status('message.sent', m, 2),
-      status(i % 2 === 0 ? 'message.delivered' : 'message.failed', m, 3),
-    ]);
+    const deliveries = sentRetriedAndFinal(status, messages);
     for (const d of shuffled(deliveries, 7)) {
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
     }
     const job = await queue.getJob(deliveries[0]!.event.id);
     expect(job?.data.order?.key).toBe(`message:${messages[0]}`);
 
-    const last = new Map<string, string>();
-    const running = new Set<string>();
-    const overlaps: string[] = [];
-    let ran = 0;
+    const recorder = overlapRecorder();
     const stale: string[] = [];
-    const handler = async (event: { type: string; data: { id: string } }) => {
-      const m = event.data.id;
-      if (running.has(m)) overlaps.push(m);
-      running.add(m);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      last.set(m, event.type);
-      running.delete(m);
-      ran++;
-    };
-    await orderedWorker(queueName, handler, stale);
-    await orderedWorker(queueName, handler, stale);
+    await orderedWorker(queueName, recorder.handler, stale);
+    await orderedWorker(queueName, recorder.handler, stale);
     await waitFor(
       async () => (await queue.getCompletedCount()) === deliveries.length,
       'every job to complete',
     );
 
-    expect(overlaps).toEqual([]);
-    for (const [i, m] of messages.entries()) {
-      expect(last.get(m), m).toBe(i % 2 === 0 ? 'message.delivered' : 'message.failed');
-    }
-    // Every job either ran or was stale, never both; the shuffle puts some older events after newer ones.
-    expect(ran + stale.length).toBe(deliveries.length);
-    expect(stale.length).toBeGreaterThan(0);
+    expectNewestStatuses(recorder, messages, deliveries, stale);
     expect(await queue.getFailedCount()).toBe(0);
     // A stale job is done for good: its redelivery is a duplicate.
     const staleOne = deliveries.find((d) => stale.includes(`message:${d.event.data.id} ${d.event.type}`))!;
@@ -134,23 +103,12 @@ describe('order: true with enqueueTo (BullMQ): the worker applies the rule', () 
     // One attempt: a wait counted as one would fail the job for good.
     const { queue, receiver } = await orderedReceiver(queueName, 1);
     const m = `msg_busy_${uniqueName('m')}`;
-    let unblock!: () => void;
-    const blocked = new Promise<void>((resolve) => {
-      unblock = resolve;
-    });
-    const seen: string[] = [];
-    const stale: string[] = [];
-    const handler = async (event: { type: string }) => {
-      seen.push(event.type);
-      if (event.type === 'message.sent') await blocked;
-    };
-    await orderedWorker(queueName, handler, stale, { concurrency: 1 });
-    const sent = status('message.sent', m, 1);
-    await receiver.handle({ rawBody: sent.body, headers: sent.headers });
-    await waitFor(() => seen.length === 1, 'message.sent to start');
-    await orderedWorker(queueName, handler, stale, { concurrency: 1 });
-    const delivered = status('message.delivered', m, 2);
-    await receiver.handle({ rawBody: delivered.body, headers: delivered.headers });
+    const { delivered, seen, stale, unblock } = await deliveredWhileSentRuns(
+      receiver,
+      status,
+      m,
+      (handler, staleInto) => orderedWorker(queueName, handler, staleInto, { concurrency: 1 }),
+    );
 
     // The second worker finds the message held: the job goes back to the delayed set, again and again.
     const delays: number[] = [];

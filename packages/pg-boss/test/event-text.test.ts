@@ -1,7 +1,8 @@
 import { type AnyWebhookEvent, createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { createWorker, jobIdFor, listFailed } from '@sms-webhooks/pg-boss';
 import { describe, expect, it } from 'vitest';
-import { captureLogger, handOffReceiver, MAJORS, queueName, secret, useDatabase, waitFor } from './set-up.js';
+import { queueSetUp, waitForJob } from './queue-set-up.js';
+import { captureLogger, handOffReceiver, MAJORS, secret, useDatabase, waitFor } from './set-up.js';
 
 describe.each(MAJORS)('$label', (major) => {
   const db = useDatabase('pgboss_event_text', major);
@@ -31,10 +32,7 @@ describe.each(MAJORS)('$label', (major) => {
 
   describe('pg-boss holds any event the receiver accepted', () => {
     it('NUL, lone surrogates and a 1 MiB body: queued (200), and the worker sees the same event', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { receiver } = handOffReceiver(boss, store, { queue });
       const deliveries = [
         ...Object.values(ODD_TEXTS).map((text) =>
@@ -76,10 +74,7 @@ describe.each(MAJORS)('$label', (major) => {
     }, 60_000);
 
     it('such an event that fails for good, with its text in the error, is listed by listFailed', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { receiver } = handOffReceiver(boss, store, {
         queue,
         enqueue: { attempts: 1, retryDelaySeconds: 0, retryBackoff: false },
@@ -96,10 +91,7 @@ describe.each(MAJORS)('$label', (major) => {
       });
       const worker = await createWorker(workerSide, boss, { queue, pollingIntervalSeconds: 0.5 });
       db.onCleanup(() => worker.close());
-      await waitFor(
-        async () => (await boss.getJobById(queue, jobIdFor(d.event.id)))?.state === 'failed',
-        'the job to fail',
-      );
+      await waitForJob(boss, queue, d.event.id, 'failed', 'the job to fail');
       expect(await listFailed(boss, { queue })).toMatchObject([
         { eventId: d.event.id, type: 'message.delivered' },
       ]);

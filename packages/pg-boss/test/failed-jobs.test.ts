@@ -1,6 +1,7 @@
 import { createReceiver, createTestDelivery, type WebhookHandlerError } from '@sms-webhooks/core';
 import { createWorker, findFailed, jobIdFor, listFailed, replayFailed } from '@sms-webhooks/pg-boss';
 import { describe, expect, it } from 'vitest';
+import { queueSetUp } from './queue-set-up.js';
 import {
   type Boss,
   captureLogger,
@@ -52,10 +53,7 @@ describe.each(MAJORS)('$label', (major) => {
 
   describe('failed jobs: listFailed and replayFailed', () => {
     it('a job whose last attempt failed is reported once, frees its claim, and is listed', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { event, runs, reported } = await failedEvent(boss, store, queue);
       expect(runs).toEqual([event.id, event.id]);
       await waitFor(() => reported.length > 0, 'onError');
@@ -83,10 +81,7 @@ describe.each(MAJORS)('$label', (major) => {
     });
 
     it('a replay runs the event once, completes its record; replaying again is refused', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { event, runs, state, heal, receiver } = await failedEvent(boss, store, queue);
       heal();
       // A redelivery after the final failure finds the job: 200, and no second job.
@@ -118,10 +113,7 @@ describe.each(MAJORS)('$label', (major) => {
     });
 
     it('an event completed meanwhile is not run again: the replay says completed and the job stays failed', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { event, runs, state } = await failedEvent(boss, store, queue);
       expect(await store.claim(event.id, 'elsewhere', 60_000)).toBe('claimed');
       expect(await store.complete(event.id, 'elsewhere', 60_000)).toBe(true);
@@ -138,10 +130,7 @@ describe.each(MAJORS)('$label', (major) => {
     it.runIf(major.major === 10)(
       'a failed job moved to the archive is still listed and replayed',
       async () => {
-        const boss = await db.boss();
-        const store = await db.store();
-        const queue = queueName();
-        await boss.createQueue(queue);
+        const { boss, store, queue } = await queueSetUp(db);
         const { event, heal, state } = await failedEvent(boss, store, queue);
         heal();
         // Past the archive interval (12 h by default), as pg-boss's maintenance would find it.

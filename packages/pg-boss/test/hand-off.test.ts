@@ -1,7 +1,8 @@
 import { createTestDelivery } from '@sms-webhooks/core';
 import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/pg-boss';
 import { describe, expect, it } from 'vitest';
-import { captureLogger, handOffReceiver, MAJORS, queueName, secret, useDatabase, waitFor } from './set-up.js';
+import { beforeJobInsert, jobState, queueSetUp, recordingWorker, waitForJob } from './queue-set-up.js';
+import { captureLogger, handOffReceiver, MAJORS, secret, useDatabase, waitFor } from './set-up.js';
 
 describe.each(MAJORS)('$label', (major) => {
   const db = useDatabase('pgboss_hand_off', major);
@@ -18,10 +19,7 @@ describe.each(MAJORS)('$label', (major) => {
 
   describe('enqueueTo: the claim and the job in one transaction', () => {
     it('answers 200 once the job exists, holding the claim for it; the worker runs it once and completes the record', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { receiver } = handOffReceiver(boss, store, { queue });
 
       const d = createTestDelivery('message.delivered', { secret });
@@ -35,18 +33,8 @@ describe.each(MAJORS)('$label', (major) => {
       // A redelivery while the job waits: 409, no second job.
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(409);
 
-      const runs: string[] = [];
-      const worker = await createWorker({ 'message.delivered': (event) => void runs.push(event.id) }, boss, {
-        queue,
-        store,
-        pollingIntervalSeconds: 0.5,
-        logger: captureLogger(),
-      });
-      db.onCleanup(() => worker.close());
-      await waitFor(
-        async () => (await boss.getJobById(queue, jobIdFor(d.event.id)))?.state === 'completed',
-        'the job to complete',
-      );
+      const runs = await recordingWorker(db, boss, { queue, store });
+      await waitForJob(boss, queue, d.event.id, 'completed', 'the job to complete');
       expect(runs).toEqual([d.event.id]);
       expect((await claimRow(d.event.id))?.state).toBe('completed');
       const again = await receiver.handle({ rawBody: d.body, headers: d.headers });
@@ -55,16 +43,14 @@ describe.each(MAJORS)('$label', (major) => {
     });
 
     it('a job insert that fails commits nothing: 503, the claim released, no job; the retry is queued once', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const pool = db.pool();
       // A real failure of the insert, inside the hand-off's transaction (after the claim was held).
-      await pool.query(`CREATE OR REPLACE FUNCTION fail_${queue}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN RAISE EXCEPTION 'job table refuses %', NEW.name; END $$`);
-      await pool.query(
-        `CREATE TRIGGER refuse_${queue} BEFORE INSERT ON pgboss.job FOR EACH ROW WHEN (NEW.name = '${queue}') EXECUTE FUNCTION fail_${queue}()`,
+      const dropTrigger = await beforeJobInsert(
+        pool,
+        queue,
+        'refuse',
+        "RAISE EXCEPTION 'job table refuses %', NEW.name;",
       );
       const { receiver, logger } = handOffReceiver(boss, store, { queue });
 
@@ -75,17 +61,14 @@ describe.each(MAJORS)('$label', (major) => {
       expect(await claimRow(d.event.id)).toBeUndefined();
       expect(await boss.getJobById(queue, jobIdFor(d.event.id))).toBeNull();
 
-      await pool.query(`DROP TRIGGER refuse_${queue} ON pgboss.job`);
+      await dropTrigger();
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
-      expect((await boss.getJobById(queue, jobIdFor(d.event.id)))?.state).toBe('created');
+      expect(await jobState(boss, queue, d.event.id)).toBe('created');
       expect(await claimRow(d.event.id)).toMatchObject({ state: 'in-flight', held: true });
     });
 
     it('close() stops its own workers only: another worker on the queue runs the next event', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { receiver } = handOffReceiver(boss, store, { queue });
       const runs: string[] = [];
       const options = { queue, store, pollingIntervalSeconds: 0.5, logger: captureLogger() };
@@ -100,24 +83,14 @@ describe.each(MAJORS)('$label', (major) => {
 
       const d = createTestDelivery('message.delivered', { secret });
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
-      await waitFor(
-        async () => (await boss.getJobById(queue, jobIdFor(d.event.id)))?.state === 'completed',
-        'the job to complete',
-      );
+      await waitForJob(boss, queue, d.event.id, 'completed', 'the job to complete');
       expect(runs).toEqual(['second']);
     });
 
     it('a transaction cut off mid-insert (its connection killed) leaves no job and answers 503; the claim is freed', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const pool = db.pool();
-      await pool.query(`CREATE OR REPLACE FUNCTION stall_${queue}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN PERFORM pg_sleep(60); RETURN NEW; END $$`);
-      await pool.query(
-        `CREATE TRIGGER stall_${queue} BEFORE INSERT ON pgboss.job FOR EACH ROW WHEN (NEW.name = '${queue}') EXECUTE FUNCTION stall_${queue}()`,
-      );
+      await beforeJobInsert(pool, queue, 'stall', 'PERFORM pg_sleep(60); RETURN NEW;');
       const { receiver } = handOffReceiver(boss, store, { queue, enqueue: { timeoutMs: 300 } });
 
       const d = createTestDelivery('message.delivered', { secret });
@@ -134,10 +107,7 @@ describe.each(MAJORS)('$label', (major) => {
     });
 
     it('a claim lost before the hand-off gets no job (ERR_SMS_PGBOSS_CLAIM_LOST)', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const dispatch = enqueueTo(boss, { store, queue });
       const d = createTestDelivery('message.delivered', { secret });
       expect(await store.claim(d.event.id, 'theirs', 60_000)).toBe('claimed');
@@ -153,10 +123,7 @@ describe.each(MAJORS)('$label', (major) => {
     });
 
     it('an event that has a job already gets no second one: 200, and the new claim is given back', async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const { receiver } = handOffReceiver(boss, store, { queue });
       const d = createTestDelivery('message.delivered', { secret });
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);

@@ -1,17 +1,27 @@
-import { createReceiver, createTestDelivery, type EventType } from '@sms-webhooks/core';
+import { createReceiver } from '@sms-webhooks/core';
 import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/pg-boss';
 import type { PostgresStore } from '@sms-webhooks/postgres';
+import {
+  deliveredWhileSentRuns,
+  expectNewestStatuses,
+  overlapRecorder,
+  STATUSES,
+  sentRetriedAndFinal,
+  shuffled,
+  statusSigner,
+} from '@sms-webhooks/test-helpers/job-order';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { queueSetUp } from './queue-set-up.js';
 import type { Boss } from './set-up.js';
-import { captureLogger, fastBoss, MAJORS, queueName, secret, useDatabase, waitFor } from './set-up.js';
+import { captureLogger, fastBoss, MAJORS, secret, useDatabase, waitFor } from './set-up.js';
 import { type KillAt, spawnOrderedWorker } from './worker-process.js';
 
 /**
  * `order` on the pg-boss hand-off: each job carries its object and version, the worker takes the job's
  * turn before running it, and the version advances in the transaction that completes the job.
  */
-const STATUSES: EventType[] = ['message.sent', 'message.delivered', 'message.failed'];
+const status = statusSigner(secret);
 
 describe.each(MAJORS)('$label', (major) => {
   const db = useDatabase('pgboss_job_order', major);
@@ -65,22 +75,6 @@ describe.each(MAJORS)('$label', (major) => {
     return worker;
   }
 
-  function status(type: EventType, message: string, second: number) {
-    const at = `2026-11-27T10:00:${String(second).padStart(2, '0')}Z`;
-    return createTestDelivery(type, { secret, data: { id: message, updated_at: at } as never });
-  }
-
-  function shuffled<T>(items: T[], seed: number): T[] {
-    const out = [...items];
-    let s = seed;
-    for (let i = out.length - 1; i > 0; i--) {
-      s = (s * 1103515245 + 12345) % 2 ** 31;
-      const j = s % (i + 1);
-      [out[i], out[j]] = [out[j]!, out[i]!];
-    }
-    return out;
-  }
-
   async function states(boss: Boss, queue: string, ids: string[]): Promise<string[]> {
     return Promise.all(ids.map(async (id) => (await boss.getJobById(queue, jobIdFor(id)))?.state ?? 'none'));
   }
@@ -97,48 +91,24 @@ describe.each(MAJORS)('$label', (major) => {
     it('shuffled status events through two workers end at each message newest status; older ones are stale, and no two of one message run at once', {
       timeout: 60_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(db.major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue);
       const messages = Array.from({ length: 10 }, (_, i) => `msg_pg${i}_${queue}`);
-      const deliveries = messages.flatMap((m, i) => [
-        status('message.sent', m, 1),
-        status('message.sent', m, 2),
-        status(i % 2 === 0 ? 'message.delivered' : 'message.failed', m, 3),
-      ]);
+      const deliveries = sentRetriedAndFinal(status, messages);
       for (const d of shuffled(deliveries, 11)) {
         expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
       }
-      const last = new Map<string, string>();
-      const running = new Set<string>();
-      const overlaps: string[] = [];
+      const recorder = overlapRecorder();
       const stale: string[] = [];
-      let ran = 0;
-      const handler = async (event: { type: string; data: { id: string } }) => {
-        const m = event.data.id;
-        if (running.has(m)) overlaps.push(m);
-        running.add(m);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        last.set(m, event.type);
-        running.delete(m);
-        ran++;
-      };
-      await orderedWorker(queue, handler, stale);
-      await orderedWorker(queue, handler, stale);
+      await orderedWorker(queue, recorder.handler, stale);
+      await orderedWorker(queue, recorder.handler, stale);
       const ids = deliveries.map((d) => d.event.id);
       await waitFor(
         async () => (await states(boss, queue, ids)).every((s) => s === 'completed'),
         'every job to complete',
         40_000,
       );
-      expect(overlaps).toEqual([]);
-      for (const [i, m] of messages.entries()) {
-        expect(last.get(m), m).toBe(i % 2 === 0 ? 'message.delivered' : 'message.failed');
-      }
-      expect(ran + stale.length).toBe(deliveries.length);
-      expect(stale.length).toBeGreaterThan(0);
+      expectNewestStatuses(recorder, messages, deliveries, stale);
       // Every event's record completed, stale ones included: a redelivery is a duplicate.
       for (const d of deliveries) expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
       // No waits were counted as retries.
@@ -149,29 +119,15 @@ describe.each(MAJORS)('$label', (major) => {
     it('a job whose message another job holds waits, spending no attempt, then runs', {
       timeout: 30_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(db.major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue, 1);
       const m = `msg_busy_${queue}`;
-      let unblock!: () => void;
-      const blocked = new Promise<void>((resolve) => {
-        unblock = resolve;
-      });
-      const seen: string[] = [];
-      const stale: string[] = [];
-      const handler = async (event: { type: string }) => {
-        seen.push(event.type);
-        if (event.type === 'message.sent') await blocked;
-      };
-      await orderedWorker(queue, handler, stale, { concurrency: 1 });
-      const sent = status('message.sent', m, 1);
-      await receiver.handle({ rawBody: sent.body, headers: sent.headers });
-      await waitFor(() => seen.length === 1, 'message.sent to start');
-      await orderedWorker(queue, handler, stale, { concurrency: 1 });
-      const delivered = status('message.delivered', m, 2);
-      await receiver.handle({ rawBody: delivered.body, headers: delivered.headers });
+      const { sent, delivered, seen, stale, unblock } = await deliveredWhileSentRuns(
+        receiver,
+        status,
+        m,
+        (handler, staleInto) => orderedWorker(queue, handler, staleInto, { concurrency: 1 }),
+      );
       await waitFor(
         async () => (await boss.getJobById(queue, jobIdFor(delivered.event.id)))?.state === 'active',
         'message.delivered to be fetched',
@@ -195,10 +151,7 @@ describe.each(MAJORS)('$label', (major) => {
     it('on success the version, the event record and the job complete together', {
       timeout: 30_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(db.major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue);
       const m = `msg_tx_${queue}`;
       const stale: string[] = [];
@@ -220,10 +173,7 @@ describe.each(MAJORS)('$label', (major) => {
       ];
       for (const [killAt, title] of cases) {
         it(`${killAt}: ${title}; the message ends at its newest status`, { timeout: 60_000 }, async () => {
-          const boss = await db.boss(fastBoss(db.major));
-          const store = await db.store();
-          const queue = queueName();
-          await boss.createQueue(queue);
+          const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
           const receiver = orderedReceiver(boss, store, queue);
           const m = `msg_kill_${killAt.replace('-', '_')}_${queue}`;
           const sent = status('message.sent', m, 1);

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@sms-webhooks/core';
 import { jobIdFor } from '@sms-webhooks/pg-boss';
 import { describe, expect, it } from 'vitest';
-import { handOffReceiver, MAJORS, queueName, secret, useDatabase, waitFor } from './set-up.js';
+import { beforeJobInsert, jobState, queueSetUp } from './queue-set-up.js';
+import { handOffReceiver, MAJORS, secret, useDatabase, waitFor } from './set-up.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/one-delivery.ts', import.meta.url));
@@ -15,17 +16,10 @@ describe.each(MAJORS)('$label', (major) => {
     it('commits neither: no job, and only its short claim, which runs out; the redelivery is queued once', {
       timeout: 60_000,
     }, async () => {
-      const boss = await db.boss();
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db);
       const pool = db.pool();
       // The insert stalls 2 s inside the hand-off's transaction, so the kill lands while it is open.
-      await pool.query(`CREATE OR REPLACE FUNCTION stall_${queue}() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$`);
-      await pool.query(
-        `CREATE TRIGGER stall_${queue} BEFORE INSERT ON pgboss.job FOR EACH ROW WHEN (NEW.name = '${queue}') EXECUTE FUNCTION stall_${queue}()`,
-      );
+      const dropTrigger = await beforeJobInsert(pool, queue, 'stall', 'PERFORM pg_sleep(2); RETURN NEW;');
       const d = createTestDelivery('message.delivered', { secret });
       const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
         cwd: ROOT,
@@ -77,14 +71,14 @@ describe.each(MAJORS)('$label', (major) => {
       // The receiver's own claim (1.5 s lease), never the hold that commits only with a job.
       expect(rows).toEqual([{ state: 'in-flight', short: true }]);
 
-      await pool.query(`DROP TRIGGER stall_${queue} ON pgboss.job`);
+      await dropTrigger();
       const { receiver } = handOffReceiver(boss, store, { queue });
       await waitFor(
         async () => (await receiver.handle({ rawBody: d.body, headers: d.headers })).status === 200,
         'a redelivery to be accepted once the claim ran out',
         30_000,
       );
-      expect((await boss.getJobById(queue, jobIdFor(d.event.id)))?.state).toBe('created');
+      expect(await jobState(boss, queue, d.event.id)).toBe('created');
       const count = await pool.query('SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1', [queue]);
       expect(count.rows[0].n).toBe(1);
     });

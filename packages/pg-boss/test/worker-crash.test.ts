@@ -1,16 +1,8 @@
 import { createTestDelivery } from '@sms-webhooks/core';
-import { createWorker, jobIdFor } from '@sms-webhooks/pg-boss';
+import { jobIdFor } from '@sms-webhooks/pg-boss';
 import { describe, expect, it } from 'vitest';
-import {
-  captureLogger,
-  fastBoss,
-  handOffReceiver,
-  MAJORS,
-  queueName,
-  secret,
-  useDatabase,
-  waitFor,
-} from './set-up.js';
+import { jobState, queueSetUp, recordingWorker, waitForJob } from './queue-set-up.js';
+import { fastBoss, handOffReceiver, MAJORS, secret, useDatabase } from './set-up.js';
 import { spawnHangingWorker } from './worker-process.js';
 
 describe.each(MAJORS)('$label', (major) => {
@@ -20,10 +12,7 @@ describe.each(MAJORS)('$label', (major) => {
     it('the job times out, goes back to the queue, and another worker runs it once and completes the record', {
       timeout: 60_000,
     }, async () => {
-      const boss = await db.boss(fastBoss(major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(major));
       // One attempt's run is cut off after 2 s: what pg-boss does with a job whose worker died.
       const { receiver } = handOffReceiver(boss, store, {
         queue,
@@ -38,23 +27,12 @@ describe.each(MAJORS)('$label', (major) => {
       } finally {
         await child.kill();
       }
-      expect((await boss.getJobById(queue, jobIdFor(d.event.id)))?.state).toBe('active');
+      expect(await jobState(boss, queue, d.event.id)).toBe('active');
       // Meanwhile the event stays claimed: a redelivery is 409, not a second run.
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(409);
 
-      const runs: string[] = [];
-      const worker = await createWorker({ 'message.delivered': (event) => void runs.push(event.id) }, boss, {
-        queue,
-        store,
-        pollingIntervalSeconds: 0.5,
-        logger: captureLogger(),
-      });
-      db.onCleanup(() => worker.close());
-      await waitFor(
-        async () => (await boss.getJobById(queue, jobIdFor(d.event.id)))?.state === 'completed',
-        'the recovered job to complete',
-        30_000,
-      );
+      const runs = await recordingWorker(db, boss, { queue, store });
+      await waitForJob(boss, queue, d.event.id, 'completed', 'the recovered job to complete', 30_000);
       expect(runs).toEqual([d.event.id]);
       const job = await boss.getJobById(queue, jobIdFor(d.event.id));
       expect(job?.retryCount).toBe(1);
@@ -65,10 +43,7 @@ describe.each(MAJORS)('$label', (major) => {
       timeout: 60_000,
     }, async () => {
       const { replayFailed } = await import('@sms-webhooks/pg-boss');
-      const boss = await db.boss(fastBoss(major));
-      const store = await db.store();
-      const queue = queueName();
-      await boss.createQueue(queue);
+      const { boss, store, queue } = await queueSetUp(db, fastBoss(major));
       const { receiver } = handOffReceiver(boss, store, {
         queue,
         enqueue: { attempts: 1, expireInSeconds: 1 },
@@ -81,28 +56,13 @@ describe.each(MAJORS)('$label', (major) => {
       } finally {
         await child.kill();
       }
-      await waitFor(
-        async () => (await boss.getJobById(queue, jobIdFor(d.event.id)))?.state === 'failed',
-        'pg-boss to fail the timed-out job',
-        30_000,
-      );
+      await waitForJob(boss, queue, d.event.id, 'failed', 'pg-boss to fail the timed-out job', 30_000);
       // No worker saw the failure, so the hand-off's claim is still held.
       expect(await store.claim(d.event.id, 'probe', 1000)).toBe('in-flight');
 
       expect(await replayFailed(boss, d.event.id, { store, queue })).toMatchObject({ status: 'replayed' });
-      const runs: string[] = [];
-      const worker = await createWorker({ 'message.delivered': (event) => void runs.push(event.id) }, boss, {
-        queue,
-        store,
-        pollingIntervalSeconds: 0.5,
-        logger: captureLogger(),
-      });
-      db.onCleanup(() => worker.close());
-      await waitFor(
-        async () => (await boss.getJobById(queue, jobIdFor(d.event.id)))?.state === 'completed',
-        'the replayed job to complete',
-        30_000,
-      );
+      const runs = await recordingWorker(db, boss, { queue, store });
+      await waitForJob(boss, queue, d.event.id, 'completed', 'the replayed job to complete', 30_000);
       expect(runs).toEqual([d.event.id]);
       expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
     });

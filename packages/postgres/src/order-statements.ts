@@ -68,6 +68,23 @@ export function orderStatements(table: string): OrderStatements {
       OR ((o.version IS NULL OR o.version < ${version}::text COLLATE "C")
         AND (o.token IS NULL OR o.token = ${token}::text OR o.lease_until <= clock_timestamp()))
   RETURNING 1`;
+  // The CTEs of completeOrder and completeWithOrder ($1 object key, $2 version, $3 token, $4 retainMs):
+  // `prev` reads whether the token held a live lease, `up` records the version unless a live one is newer
+  // and frees the lease held by the token (or one that ran out).
+  const putVersion = `prev AS (
+  SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
+), up AS (
+  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
+  VALUES ($1::text, $2::text, NULL, NULL, ${MS('$4')})
+  ON CONFLICT (key) DO UPDATE
+    SET version = CASE
+          WHEN NOT (${live}) OR o.version IS NULL OR o.version < excluded.version THEN excluded.version
+          ELSE o.version END,
+        token = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.token END,
+        lease_until = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.lease_until END,
+        expires_at = GREATEST(o.expires_at, excluded.expires_at)
+  RETURNING 1
+)`;
   return {
     claimOrder: `WITH taken AS (
   INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
@@ -119,40 +136,14 @@ SELECT CASE
   ELSE 'object-in-flight'
 END AS result`,
     // completeOrder's CTEs and then complete's UPDATE: one statement, one commit.
-    completeWithOrder: `WITH prev AS (
-  SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
-), up AS (
-  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
-  VALUES ($1::text, $2::text, NULL, NULL, ${MS('$4')})
-  ON CONFLICT (key) DO UPDATE
-    SET version = CASE
-          WHEN NOT (${live}) OR o.version IS NULL OR o.version < excluded.version THEN excluded.version
-          ELSE o.version END,
-        token = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.token END,
-        lease_until = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.lease_until END,
-        expires_at = GREATEST(o.expires_at, excluded.expires_at)
-  RETURNING 1
-), done AS (
+    completeWithOrder: `WITH ${putVersion}, done AS (
   UPDATE ${t} SET state = 'completed', expires_at = ${MS('$4')}
   WHERE key = $5::text AND token = $3::text
     AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM done) AS ok, (SELECT count(*) FROM up)::int AS n`,
-    completeOrder: `WITH prev AS (
-  SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
-), up AS (
-  INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
-  VALUES ($1::text, $2::text, NULL, NULL, ${MS('$4')})
-  ON CONFLICT (key) DO UPDATE
-    SET version = CASE
-          WHEN NOT (${live}) OR o.version IS NULL OR o.version < excluded.version THEN excluded.version
-          ELSE o.version END,
-        token = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.token END,
-        lease_until = CASE WHEN o.token = $3::text OR NOT (${live}) THEN NULL ELSE o.lease_until END,
-        expires_at = GREATEST(o.expires_at, excluded.expires_at)
-  RETURNING 1
-)
+    completeOrder: `WITH ${putVersion}
 SELECT COALESCE((SELECT token FROM prev) = $3::text, false) AS ok, (SELECT count(*) FROM up)::int AS n`,
     releaseOrder: `UPDATE ${o} o SET token = NULL, lease_until = NULL
 WHERE o.key = $1::text AND o.token = $2::text AND ${live}
