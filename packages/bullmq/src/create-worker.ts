@@ -51,6 +51,12 @@ export interface CreateWorkerOptions {
    * attempt) before it tries again, ±50%. Default 1000 ms.
    */
   orderWaitMs?: number;
+  /**
+   * With a map of handlers: how long one job's run may take before it counts as a failed attempt
+   * (retried, then reported), its claims let go and `ctx.signal` aborted. Default 2 min; false: none.
+   * With a receiver, its own `handlerTimeoutMs` applies (set it there).
+   */
+  handlerTimeoutMs?: number | false;
   /** Default the receiver's logger, or console. */
   logger?: Logger;
   /** Any other BullMQ worker option: lockDuration, stalledInterval, maxStalledCount, limiter … */
@@ -94,7 +100,7 @@ export function createWorker(
       'createWorker needs `connection` (the Redis the queue lives in).',
     );
   }
-  const run = toRunHandlers(source, '@sms-webhooks/bullmq');
+  const run = toRunHandlers(source, '@sms-webhooks/bullmq', { handlerTimeoutMs: options.handlerTimeoutMs });
   const receiver =
     typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
   const store = options.store ?? receiver?.options.store;

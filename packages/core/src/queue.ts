@@ -19,7 +19,12 @@ export {
   type QueuedOrder,
 } from './receiver/dispatch.js';
 // A worker's handlers: a receiver's, or a map of handlers by event type.
-export { type RunHandlers, toRunHandlers, type WebhookHandlers } from './receiver/handler-map.js';
+export {
+  type RunHandlers,
+  type RunHandlersOptions,
+  toRunHandlers,
+  type WebhookHandlers,
+} from './receiver/handler-map.js';
 // `order` where a worker runs the jobs: the job's turn (run, stale, wait) and its object's lease.
 export {
   checkJobOrder,

@@ -8,6 +8,7 @@ import {
   type ReceiverOptions,
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
+import { type AdapterReceiver, toRunHandlers } from '@sms-webhooks/core/queue';
 import { OPTIONS_ERROR_CODE } from '@sms-webhooks/core/store';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -118,5 +119,76 @@ describe('handlerTimeoutMs: a handler that never settles', () => {
         }),
       );
     }
+  });
+});
+
+describe('handlerTimeoutMs on a queue worker', () => {
+  /** Watches a promise from the start (no unhandled rejection); `state()` says what it has done so far. */
+  const watch = (p: Promise<unknown>) => {
+    let state: unknown = 'pending';
+    p.then(
+      () => {
+        state = 'resolved';
+      },
+      (error: unknown) => {
+        state = error;
+      },
+    );
+    return () => new Promise((resolve) => setImmediate(() => resolve(state)));
+  };
+  const event = createTestDelivery('message.sent', { secret }).event;
+
+  it("a receiver's runHandlers (the worker's run) fails at its time-out and aborts ctx.signal", async () => {
+    const { clock, receiver } = app({ handlerTimeoutMs: MINUTE, order: undefined });
+    const signals: AbortSignal[] = [];
+    receiver.on('message.sent', (_event: AnyWebhookEvent, ctx: HandlerContext) => {
+      signals.push(ctx.signal!);
+      return new Promise<void>(() => {});
+    });
+    const run = watch((receiver as AdapterReceiver).runHandlers(event, { attempt: 2 }));
+    await clock.advance(MINUTE - 1);
+    expect(await run()).toBe('pending');
+    expect(signals[0]?.aborted).toBe(false);
+    await clock.advance(1);
+    const failure = (await run()) as WebhookHandlerError;
+    expect(failure).toMatchObject({ code: 'handler_failed', event: { id: event.id } });
+    expect(failure.errors[0]).toMatchObject({ name: 'TimeoutError', code: 'ERR_SMS_HANDLER_TIMEOUT' });
+    expect(signals[0]?.aborted).toBe(true);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a map of handlers runs under the worker option: 2 min by default, its own value, or none with false', async () => {
+    const clock = new VirtualClock(Date.now());
+    const hang = () => new Promise<void>(() => {});
+    const ctx = { receivedAt: new Date(clock.now()) };
+    const byDefault = watch(toRunHandlers({ 'message.sent': hang }, 'test-owner', { clock })(event, ctx));
+    const own = watch(
+      toRunHandlers({ '*': [hang, () => {}] }, 'test-owner', { handlerTimeoutMs: 5_000, clock })(event, ctx),
+    );
+    const none = watch(
+      toRunHandlers({ 'message.sent': hang }, 'test-owner', { handlerTimeoutMs: false, clock })(event, ctx),
+    );
+    await clock.advance(5_000);
+    expect(await own()).toMatchObject({ code: 'handler_failed' });
+    expect(await byDefault()).toBe('pending');
+    await clock.advance(2 * MINUTE - 5_000);
+    expect(await byDefault()).toMatchObject({ errors: [{ code: 'ERR_SMS_HANDLER_TIMEOUT' }] });
+    await clock.advance(60 * MINUTE);
+    expect(await none()).toBe('pending');
+  });
+
+  it('the worker option is refused at start-up when it is not a positive integer or false, or comes with a receiver', () => {
+    for (const bad of [0, -1, 1.5, '60000', true]) {
+      expect(() => toRunHandlers({}, 'test-owner', { handlerTimeoutMs: bad as never })).toThrow(
+        expect.objectContaining({
+          code: OPTIONS_ERROR_CODE,
+          message: expect.stringContaining('handlerTimeoutMs'),
+        }),
+      );
+    }
+    const receiver = createReceiver({ secret });
+    expect(() => toRunHandlers(receiver, 'test-owner', { handlerTimeoutMs: 1_000 })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('createReceiver({ handlerTimeoutMs })') }),
+    );
   });
 });

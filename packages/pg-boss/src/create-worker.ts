@@ -49,6 +49,12 @@ export interface CreateWorkerOptions {
    * `orderWaitMs` (±50%), spending no attempt, for up to half its `expireInSeconds`. Default 1000 ms.
    */
   orderWaitMs?: number;
+  /**
+   * With a map of handlers: how long one job's run may take before it counts as a failed attempt
+   * (retried, then reported), its claims let go and `ctx.signal` aborted. Default 2 min; false: none.
+   * With a receiver, its own `handlerTimeoutMs` applies (set it there).
+   */
+  handlerTimeoutMs?: number | false;
   /** Default the receiver's logger, or console. */
   logger?: Logger;
 }
@@ -104,7 +110,7 @@ export async function createWorker(
       'createWorker(receiver, boss) needs a started PgBoss.',
     );
   }
-  const run = toRunHandlers(source, '@sms-webhooks/pg-boss');
+  const run = toRunHandlers(source, '@sms-webhooks/pg-boss', { handlerTimeoutMs: options.handlerTimeoutMs });
   const receiver =
     typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
   const store = options.store ?? receiver?.options.store;

@@ -42,6 +42,12 @@ export interface CreateWorkerOptions extends TopologyOptions {
   leaseMs?: number;
   /** Called once per event that failed for good (then in the failed queue). Never rethrown. */
   onError?: (error: unknown, message: WebhookMessage) => unknown;
+  /**
+   * With a map of handlers: how long one job's run may take before it counts as a failed attempt
+   * (retried, then reported), its claims let go and `ctx.signal` aborted. Default 2 min; false: none.
+   * With a receiver, its own `handlerTimeoutMs` applies (set it there).
+   */
+  handlerTimeoutMs?: number | false;
   /** Default the receiver's logger, or console. */
   logger?: Logger;
 }
@@ -75,7 +81,7 @@ export async function createWorker(
       'createWorker needs `connection`: a connection from amqplib.connect (best with { recovery: {} }, so it consumes again after a reconnect).',
     );
   }
-  const run = toRunHandlers(source, OWNER);
+  const run = toRunHandlers(source, OWNER, { handlerTimeoutMs: options.handlerTimeoutMs });
   const receiver =
     typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
   const t = topology(options);

@@ -35,6 +35,49 @@ export async function runHandlers(
 }
 
 /**
+ * One run of the handlers, cut short by `timeouts` (`handlerTimeoutMs`): a handler that never settles
+ * cannot hold its event and its message for good. The run goes on in the background (JavaScript cannot
+ * stop it); `ctx.signal` tells it to stop. Receivers and queue workers both run handlers through here.
+ */
+export function runHandlersWithin(
+  timeouts: RunTimeouts | undefined,
+  handlers: readonly AnyWebhookHandler[],
+  event: AnyWebhookEvent,
+  base: HandlerContext,
+  obs?: HandlerObserver,
+): Promise<WebhookHandlerError | undefined> {
+  if (timeouts === undefined) return runHandlers(handlers, event, base, obs);
+  // A context per run: an earlier attempt's handlers keep their own (aborted) signal. The controller is
+  // made on first read, since most handlers never read it.
+  let controller: AbortController | undefined;
+  const ctx = {
+    ...base,
+    get signal() {
+      controller ??= new AbortController();
+      return controller.signal;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timed = timeouts.start(() => {
+      const error = new HandlerTimeoutError(event, timeouts.ms);
+      controller ??= new AbortController();
+      controller.abort(error);
+      resolve(new WebhookHandlerError([error], event));
+    });
+    runHandlers(handlers, event, ctx, obs).then(
+      (error) => {
+        timeouts.stop(timed);
+        resolve(error);
+      },
+      (error: unknown) => {
+        timeouts.stop(timed);
+        reject(error); // an instrumentation that throws
+      },
+    );
+  });
+}
+
+/**
  * A delivery's handler run and its end: the handlers (again, after a wait, when a run fails and the
  * service will not retry), then the outcome recorded in the store. Claims stay renewed throughout.
  */
@@ -44,7 +87,8 @@ export class HandlerRun {
   /** Waits between retries still to come, so that a drain can cut them short. */
   readonly #waiting = new Set<() => void>();
   #skipWaits = false;
-  readonly #timeouts: RunTimeouts | undefined;
+  /** `handlerTimeoutMs`: undefined without it. */
+  readonly timeouts: RunTimeouts | undefined;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -54,7 +98,7 @@ export class HandlerRun {
     this.leases = new LeaseKeeper(store, leaseMs, logger, clock);
     this.orderLeases = new LeaseKeeper({ renew: store.renewOrder?.bind(store) }, leaseMs, logger, clock);
     const { handlerTimeoutMs } = opts;
-    this.#timeouts = handlerTimeoutMs === undefined ? undefined : new RunTimeouts(handlerTimeoutMs, clock);
+    this.timeouts = handlerTimeoutMs === undefined ? undefined : new RunTimeouts(handlerTimeoutMs, clock);
   }
 
   /**
@@ -167,43 +211,8 @@ export class HandlerRun {
     this.opts.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(error)}`);
   }
 
-  /**
-   * One run of the handlers, cut short at `handlerTimeoutMs`: a handler that never settles cannot hold
-   * its event and its message for good. The run goes on in the background (JavaScript cannot stop it);
-   * `ctx.signal` tells it to stop.
-   */
-  async #attempt(d: Delivery): Promise<WebhookHandlerError | undefined> {
-    const { event, obs } = d;
-    const timeouts = this.#timeouts;
-    if (timeouts === undefined) return runHandlers(d.handlers, event, d.ctx!, obs);
-    // A context per attempt: an earlier attempt's handlers keep their own (aborted) signal. The
-    // controller is made on first read, since most handlers never read it.
-    let controller: AbortController | undefined;
-    const ctx = {
-      ...d.ctx!,
-      get signal() {
-        controller ??= new AbortController();
-        return controller.signal;
-      },
-    };
-    return new Promise((resolve, reject) => {
-      const timed = timeouts.start(() => {
-        const error = new HandlerTimeoutError(event, timeouts.ms);
-        controller ??= new AbortController();
-        controller.abort(error);
-        resolve(new WebhookHandlerError([error], event));
-      });
-      runHandlers(d.handlers, event, ctx, obs).then(
-        (error) => {
-          timeouts.stop(timed);
-          resolve(error);
-        },
-        (error: unknown) => {
-          timeouts.stop(timed);
-          reject(error); // an instrumentation that throws
-        },
-      );
-    });
+  #attempt(d: Delivery): Promise<WebhookHandlerError | undefined> {
+    return runHandlersWithin(this.timeouts, d.handlers, d.event, d.ctx!, d.obs);
   }
 
   /** While a drain (a shutdown) waits, retries run at once. */

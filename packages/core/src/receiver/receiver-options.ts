@@ -19,6 +19,7 @@ import { MemoryStore } from './memory-store.js';
 import type { RespondMode, StoreErrorMode } from './modes.js';
 import { type OrderOption, type OrderSlot, orderOption } from './order.js';
 import { type RetryOption, type RetryPolicy, retryOption } from './retry.js';
+import { DEFAULT_HANDLER_TIMEOUT_MS } from './run-timeouts.js';
 
 export type { RespondMode, StoreErrorMode };
 
@@ -268,7 +269,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
     handlerTimeoutMs:
       options.handlerTimeoutMs === false
         ? undefined
-        : positiveOption('handlerTimeoutMs', options.handlerTimeoutMs, 2 * 60 * 1000, {
+        : positiveOption('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, {
             ...whole,
             unit: 'milliseconds (or false for no time-out)',
           }),

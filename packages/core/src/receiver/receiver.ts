@@ -19,7 +19,7 @@ import {
   typesOf,
   type WebhookHandler,
 } from './handler-registry.js';
-import { runHandlers } from './handler-run.js';
+import { runHandlersWithin } from './handler-run.js';
 import type { DrainResult } from './in-flight.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
 import { DeliveryPipeline } from './pipeline.js';
@@ -103,8 +103,8 @@ export interface AdapterReceiver extends Receiver {
   overloaded(): ReceiverResponse | undefined;
   /**
    * Runs this receiver's handlers for an event verified elsewhere (a queue worker after `dispatch`):
-   * no verification, no dedupe, no onError. Rejects with a WebhookHandlerError when any handler fails.
-   * `queued.traceContext` is the one `dispatch` was given, for the instrumentation to link the run to.
+   * no verification, no dedupe, no onError. Rejects with a WebhookHandlerError when any handler fails,
+   * or when the run passes `handlerTimeoutMs` (`ctx.signal` aborts then). `queued.traceContext` is the one `dispatch` was given, for the instrumentation to link the run to.
    */
   runHandlers(
     event: AnyWebhookEvent,
@@ -273,7 +273,9 @@ class WebhookReceiver implements AdapterReceiver {
     ctx: Partial<HandlerContext> | undefined,
     obs?: HandlerObserver,
   ): Promise<void> {
-    const error = await runHandlers(
+    // The receiver's handlerTimeoutMs holds on a worker as it does here: a hung job fails and is retried.
+    const error = await runHandlersWithin(
+      this.#pipeline.run.timeouts,
       await queuedHandlers(this.#registry.for(event.type), event),
       event,
       {

@@ -1,5 +1,8 @@
 import type { Clock } from '../base/clock.js';
 
+/** `handlerTimeoutMs`' default: far beyond a sane webhook handler, and three runs fit in Lambda's 15 min. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 2 * 60 * 1000;
+
 /** A handler run being timed; `stop` once it settles. */
 export interface TimedRun {
   readonly due: number;
