@@ -8,13 +8,13 @@ import {
   LeaseKeeper,
   optionError,
   positiveOption,
+  recordCompletion,
   toRunHandlers,
   type WebhookHandlers,
 } from '@sms-webhooks/core/queue';
 import { type ConnectionOptions, DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
 import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
-import { recordCompletion } from './record-completion.js';
 
 export type WebhookJob = Job<WebhookJobData, unknown, string>;
 
@@ -131,7 +131,13 @@ export function createWorker(
   let warnedNoStore = false;
 
   async function complete(data: WebhookJobData): Promise<void> {
-    if (store !== undefined) return recordCompletion(store, data, retainMs, logger);
+    if (store !== undefined) {
+      const job = { key: data.claim?.key ?? data.event.id, token: data.claim?.token, eventId: data.event.id };
+      // A redelivery that claimed after the lease ran out added nothing (the job id exists): its claim
+      // holds the key until it expires, and only the kept BullMQ job stops a second run meanwhile.
+      const advice = "raise the receiver's leaseMs above the longest queue wait.";
+      return recordCompletion(store, job, retainMs, logger, '@sms-webhooks/bullmq', advice);
+    }
     if (data.claim && !warnedNoStore) {
       warnedNoStore = true;
       logger.warn(

@@ -39,3 +39,5 @@ export {
 export { type Held, LeaseKeeper } from './receiver/lease-keeper.js';
 // The receiver as a worker sees it: `reportError` hands an exhausted job's failure to the onError hooks.
 export type { AdapterReceiver } from './receiver/receiver.js';
+// A worker's record of a run that succeeded, with a fresh claim when the job's ran out.
+export { type FinishedJob, recordCompletion } from './receiver/record-completion.js';

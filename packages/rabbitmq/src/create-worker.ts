@@ -6,6 +6,7 @@ import {
   LeaseKeeper,
   optionError,
   positiveOption,
+  recordCompletion,
   toRunHandlers,
   type WebhookHandlers,
 } from '@sms-webhooks/core/queue';
@@ -138,20 +139,8 @@ export async function createWorker(
 
   async function complete(claim: DispatchClaim | undefined, data: WebhookMessageData): Promise<void> {
     if (store === undefined || claim === undefined) return;
-    try {
-      if (await store.complete(claim.key, claim.token, retainMs)) return;
-      // The claim ran out during the run (or was taken over): take a fresh one to record the completion.
-      const token = randomUUID();
-      const claimed = await store.claim(claim.key, token, 60_000);
-      if (claimed === 'claimed') await store.complete(claim.key, token, retainMs);
-      else if (claimed === 'in-flight') {
-        logger.warn(
-          `${OWNER}: ${data.event.id} is done but another claim holds its dedupe key, so the completion was not recorded; raise leaseMs above the longest run.`,
-        );
-      }
-    } catch (error) {
-      logger.error(`${OWNER}: could not record ${data.event.id} as done: ${describe(error)}`);
-    }
+    const job = { key: claim.key, token: claim.token, eventId: data.event.id };
+    await recordCompletion(store, job, retainMs, logger, OWNER, 'raise leaseMs above the longest run.');
   }
 
   async function report(error: unknown, message: WebhookMessage): Promise<void> {
