@@ -1,9 +1,9 @@
-import { createTestDelivery } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import { createWorker } from '@sms-webhooks/pg-boss';
 import { hungOnce } from '@sms-webhooks/test-helpers/hung-handler';
 import { describe, expect, it } from 'vitest';
 import { queueSetUp, waitForJob } from './queue-set-up.js';
-import { handOffReceiver, MAJORS, secret, useDatabase } from './set-up.js';
+import { captureLogger, handOffReceiver, MAJORS, secret, useDatabase } from './set-up.js';
 
 describe.each(MAJORS)('$label', (major) => {
   const db = useDatabase('pgboss_handler_timeout', major);
@@ -24,5 +24,20 @@ describe.each(MAJORS)('$label', (major) => {
     await waitForJob(boss, queue, d.event.id, 'completed', 'the retry to complete');
     expect(signals).toHaveLength(2);
     expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
+  });
+
+  it('handlerTimeoutMs on the worker is for a map of handlers: refused at start-up with a receiver or a bad value', async () => {
+    const { boss } = await queueSetUp(db);
+    const receiver = createReceiver({ secret, logger: captureLogger() });
+    await expect(createWorker(receiver, boss, { handlerTimeoutMs: 1_000 })).rejects.toMatchObject({
+      code: 'ERR_SMS_OPTIONS',
+      message: expect.stringMatching(/^@sms-webhooks\/pg-boss: .*createReceiver\(\{ handlerTimeoutMs \}\)/),
+    });
+    await expect(
+      createWorker({ 'message.sent': () => {} }, boss, { handlerTimeoutMs: 1.5 }),
+    ).rejects.toMatchObject({
+      code: 'ERR_SMS_OPTIONS',
+      message: expect.stringContaining('handlerTimeoutMs'),
+    });
   });
 });

@@ -1,8 +1,8 @@
-import { createTestDelivery, MemoryStore } from '@sms-webhooks/core';
+import { createReceiver, createTestDelivery, MemoryStore } from '@sms-webhooks/core';
 import { createWorker } from '@sms-webhooks/rabbitmq';
 import { hungOnce } from '@sms-webhooks/test-helpers/hung-handler';
 import { expect, it } from 'vitest';
-import { handOffReceiver, queueName, secret, useBroker, waitFor } from './set-up.js';
+import { captureLogger, handOffReceiver, queueName, secret, useBroker, waitFor } from './set-up.js';
 
 const broker = useBroker();
 
@@ -23,4 +23,16 @@ it("a message whose handler never settles fails at the receiver's handlerTimeout
     async () => (await store.claim(d.event.id, 'probe', 1000)) === 'completed',
     'the record completed',
   );
+});
+
+it('handlerTimeoutMs on the worker is for a map of handlers: refused at start-up with a receiver or a bad value', async () => {
+  const connection = await broker.connect();
+  const receiver = createReceiver({ secret, logger: captureLogger() });
+  await expect(createWorker(receiver, { connection, handlerTimeoutMs: 1_000 })).rejects.toMatchObject({
+    code: 'ERR_SMS_OPTIONS',
+    message: expect.stringMatching(/^@sms-webhooks\/rabbitmq: .*createReceiver\(\{ handlerTimeoutMs \}\)/),
+  });
+  await expect(
+    createWorker({ 'message.sent': () => {} }, { connection, handlerTimeoutMs: -1 }),
+  ).rejects.toMatchObject({ code: 'ERR_SMS_OPTIONS', message: expect.stringContaining('handlerTimeoutMs') });
 });
