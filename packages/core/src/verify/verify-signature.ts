@@ -64,9 +64,7 @@ export function checkSignatureSync(
   now: number,
 ): number {
   const header = parseSignatureHeader(value);
-  checkTimestamp(header, check.tolerance, now);
-  const expected = check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody) as string);
-  matchDigests(expected, header);
+  matchHeaderSync(rawBody, header, check, now);
   return header.timestamp;
 }
 
@@ -77,7 +75,16 @@ export function matchSignatureSync(
   check: SignatureCheck,
   now: number,
 ): number {
-  const header = parseSignatureHeader(value);
+  return matchHeaderSync(rawBody, parseSignatureHeader(value), check, now);
+}
+
+/** Freshness, then the digests: the matched secret's index. */
+function matchHeaderSync(
+  rawBody: RawBody,
+  header: SignatureHeader,
+  check: SignatureCheck,
+  now: number,
+): number {
   checkTimestamp(header, check.tolerance, now);
   return matchDigests(
     check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody) as string),
