@@ -2,7 +2,7 @@
 // PostgresStore, order off and on, same run, rounds alternating; and the store round trips each delivery
 // makes before its answer and in all (counted at the client: ioredis' call, pg's query; not timed). Each delivery is a new
 // status of one of 200 messages, in order, so every ordered event is claimed (none stale).
-// Run: pnpm bench:order [--quick] [--two-calls]
+// Run: pnpm bench:order [--quick] [--two-calls] [--only=redis|postgres]
 import { readFileSync } from 'node:fs';
 import { createReceiver, createTestDelivery, type DedupeStore, type Receiver } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
@@ -15,6 +15,7 @@ const quick = process.argv.includes('--quick');
 // --two-calls: the stores without claimWithOrder and completeWithOrder, as a third party's store (and
 // every store before them): claim then claimOrder before the answer, completeOrder then complete after.
 const twoCalls = process.argv.includes('--two-calls');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 const ROUNDS = quick ? 3 : 7;
 const PER_ROUND = quick ? 400 : 2000;
 const AT_ONCE = 32;
@@ -72,7 +73,10 @@ type ServerCpu = () => Promise<number>;
  * process and the store's server together, the completions after the answers included. The CPU figure
  * moves less with the machine's other load than the rate does.
  */
-async function round(receiver: Receiver, serverCpu: ServerCpu): Promise<{ rate: number; cpuUs: number }> {
+async function round(
+  receiver: Receiver,
+  serverCpu: ServerCpu,
+): Promise<{ rate: number; cpuUs: number; serverUs: number }> {
   const batch = deliveries(PER_ROUND);
   let next = 0;
   const server = await serverCpu();
@@ -93,7 +97,7 @@ async function round(receiver: Receiver, serverCpu: ServerCpu): Promise<{ rate: 
   await receiver.drain();
   const used = process.cpuUsage(cpu);
   const serverUs = ((await serverCpu()) - server) * 1e6;
-  return { rate, cpuUs: (used.user + used.system + serverUs) / PER_ROUND };
+  return { rate, cpuUs: (used.user + used.system + serverUs) / PER_ROUND, serverUs: serverUs / PER_ROUND };
 }
 
 /**
@@ -122,6 +126,7 @@ let busy = 0;
 async function compare(name: string, make: () => { store: DedupeStore; tally: Tally }, serverCpu: ServerCpu) {
   const rates = { off: [] as number[], on: [] as number[] };
   const cpus = { off: [] as number[], on: [] as number[] };
+  const servers = { off: [] as number[], on: [] as number[] };
   const receivers = {} as Record<
     'off' | 'on',
     { receiver: Receiver; tally: Tally; gate: { open: () => void } }
@@ -152,6 +157,7 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
       busyBefore[mode] += busy - b;
       rates[mode].push(r.rate);
       cpus[mode].push(r.cpuUs);
+      servers[mode].push(r.serverUs);
     }
   }
   const trips = {
@@ -163,6 +169,7 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
   // Each round's two runs sit side by side in time: their ratio drifts less with the machine's other load.
   const paired = median(rates.on.map((r, i) => r / rates.off[i]!));
   const cpu = { off: median(cpus.off), on: median(cpus.on) };
+  const server = { off: median(servers.off), on: median(servers.on) };
   console.log(
     `${name.padEnd(14)} order off ${off.toFixed(0).padStart(6)}/s (round trips: ${trips.off.before} before the answer, ${trips.off.total} in all)   ` +
       `order on ${on.toFixed(0).padStart(6)}/s (${trips.on.before}, ${trips.on.total})   on/off ${(on / off).toFixed(2)}x ` +
@@ -170,7 +177,8 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
   );
   console.log(
     `${''.padEnd(14)} CPU per delivery, this process and the store's server: order off ${cpu.off.toFixed(0)} µs, ` +
-      `order on ${cpu.on.toFixed(0)} µs: off/on ${(cpu.off / cpu.on).toFixed(2)}x; ` +
+      `order on ${cpu.on.toFixed(0)} µs: off/on ${(cpu.off / cpu.on).toFixed(2)}x (the server's part: off ${server.off.toFixed(0)} µs, ` +
+      `on ${server.on.toFixed(0)} µs); ` +
       `409 answers: off ${busyBefore.off}, on ${busyBefore.on} of ${ROUNDS * PER_ROUND} each`,
   );
 }
@@ -184,17 +192,18 @@ try {
     const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
     return field('used_cpu_user') + field('used_cpu_sys');
   };
-  await compare(
-    'RedisStore',
-    () => {
-      const { client: c, tally } = counted(client, 'call');
-      return {
-        store: new RedisStore({ client: c, clientType: 'ioredis', prefix: `bench-${Date.now()}:` }),
-        tally,
-      };
-    },
-    redisCpu,
-  );
+  if (only !== 'postgres')
+    await compare(
+      'RedisStore',
+      () => {
+        const { client: c, tally } = counted(client, 'call');
+        return {
+          store: new RedisStore({ client: c, clientType: 'ioredis', prefix: `bench-${Date.now()}:` }),
+          tally,
+        };
+      },
+      redisCpu,
+    );
   client.disconnect();
   const pool = pgPool(db.url, { max: 10 });
   await new PostgresStore({ pool }).migrate();
@@ -214,14 +223,18 @@ try {
     }
     return ticks / 100;
   };
-  await compare(
-    'PostgresStore',
-    () => {
-      const { client: p, tally } = counted(pool, 'query');
-      return { store: new PostgresStore({ pool: p, statementTimeoutMs: 10_000, sweepIntervalMs: 0 }), tally };
-    },
-    postgresCpu,
-  );
+  if (only !== 'redis')
+    await compare(
+      'PostgresStore',
+      () => {
+        const { client: p, tally } = counted(pool, 'query');
+        return {
+          store: new PostgresStore({ pool: p, statementTimeoutMs: 10_000, sweepIntervalMs: 0 }),
+          tally,
+        };
+      },
+      postgresCpu,
+    );
   await pool.end();
 } finally {
   await redis.stop();

@@ -7,6 +7,11 @@ CREATE TABLE IF NOT EXISTS "sms_webhook_events" (
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS "sms_webhook_events_expires_at" ON "sms_webhook_events" (expires_at);
+ALTER TABLE "sms_webhook_events" ADD COLUMN IF NOT EXISTS object_key text, ADD COLUMN IF NOT EXISTS version text COLLATE "C";
+CREATE UNIQUE INDEX IF NOT EXISTS "sms_webhook_events_object_busy" ON "sms_webhook_events" (object_key)
+  WHERE state = 'in-flight' AND object_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS "sms_webhook_events_object_version" ON "sms_webhook_events" (object_key, version)
+  WHERE version IS NOT NULL;
 CREATE TABLE IF NOT EXISTS "sms_webhook_events_order" (
   key text PRIMARY KEY,
   version text COLLATE "C",

@@ -23,7 +23,13 @@ import {
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
 import { type OrderStatements, orderStatements } from './order-statements.js';
-import { DEFAULT_TABLE, migrateStatement, type Statements, statements } from './statements.js';
+import {
+  DEFAULT_TABLE,
+  migrateStatement,
+  objectBusyIndex,
+  type Statements,
+  statements,
+} from './statements.js';
 import { quotedTable } from './table-name.js';
 import { refuseNonTransactional } from './transaction-client.js';
 
@@ -96,7 +102,7 @@ export interface ClaimContext {
 const STATES = new Set(['in-flight', 'committed', 'completed']);
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
 const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
-const BOTH_RESULTS = new Set<string>([...CLAIM_RESULTS, 'stale', 'object-in-flight', 'lost']);
+const BOTH_RESULTS = new Set<string>([...CLAIM_RESULTS, 'stale', 'object-in-flight', 'retry']);
 
 function fail(message: string): never {
   throw new PostgresStoreError('ERR_SMS_POSTGRES_OPTIONS', message);
@@ -154,6 +160,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   readonly #postgresJs: PostgresJsLike<Tx> | undefined;
   #nextSweep = 0;
   #sweeping: Promise<unknown> | undefined;
+  #orderIndex: Promise<void> | undefined;
   #closed = false;
 
   constructor(options: PostgresStoreOptions<Tx>) {
@@ -287,8 +294,8 @@ export class PostgresStore<Tx = never> implements DedupeStore {
 
   /**
    * `claim` and `claimOrder` in one statement, one round trip (see DedupeStore.claimWithOrder). Only
-   * when another claim takes the object between the statement's snapshot and its row lock does the
-   * event, claimed by then, cost a second statement to free it again ('object-in-flight').
+   * when a row that ran out is in the way (a crashed instance's), or another claim wrote one since the
+   * statement's snapshot, does it take a second statement to clear what ran out and a third to ask again.
    */
   async claimWithOrder(
     key: string,
@@ -296,6 +303,24 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     leaseMs: number,
     object: ObjectSlot,
   ): Promise<ClaimWithOrderResult> {
+    await this.#checkOrderIndex();
+    const first = await this.#claimBoth(key, token, leaseMs, object);
+    if (first !== 'retry') return first;
+    await this.#bounded(
+      this.#run('clearExpired', this.#order.clearExpired, [storedKey(key), storedKey(object.key)]),
+      `claim of ${key.slice(0, 80)}`,
+    );
+    const second = await this.#claimBoth(key, token, leaseMs, object);
+    // Still unexplained: the service asks again later.
+    return second === 'retry' ? 'object-in-flight' : second;
+  }
+
+  async #claimBoth(
+    key: string,
+    token: string,
+    leaseMs: number,
+    object: ObjectSlot,
+  ): Promise<ClaimWithOrderResult | 'retry'> {
     const values = [
       storedKey(key),
       token,
@@ -310,35 +335,65 @@ export class PostgresStore<Tx = never> implements DedupeStore {
       rows = await this.#bounded(work, `claim of ${key.slice(0, 80)}`);
     } catch (error) {
       if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_POSTGRES_TIMEOUT') {
-        this.#undoLateClaim(work, key, token, object.key);
+        this.#undoLateClaim(work, key, token);
       }
       throw error;
     }
     const result = rows[0]?.result;
     if (typeof result !== 'string' || !BOTH_RESULTS.has(result)) throw this.#badReply('claimWithOrder', rows);
     this.#maybeSweep();
-    if (result !== 'lost') return result as ClaimWithOrderResult;
-    await this.release(key, token);
-    return 'object-in-flight';
+    return result as ClaimWithOrderResult | 'retry';
   }
 
-  /** `completeOrder` and `complete` in one statement (see DedupeStore.completeWithOrder). */
+  /**
+   * Once: the unique index that lets one event at a time hold an object. A table migrated before it
+   * existed would let two statuses of one message run at once, so its absence is an error that says
+   * what to run.
+   */
+  #checkOrderIndex(): Promise<void> {
+    this.#orderIndex ??= this.#bounded(
+      this.#run('exists', this.#sql.exists, [objectBusyIndex(this.table)]),
+      'the order index check',
+    ).then(
+      ([row]) => {
+        if (row?.ok === true) return;
+        throw new PostgresStoreError(
+          'ERR_SMS_POSTGRES_NO_TABLE',
+          `the table ${this.table} has no object_key column and index (the receiver's \`order\` option needs them): call await store.migrate() at start-up, or run migrationSql() again with your migrations (it adds them).`,
+        );
+      },
+      (error: unknown) => {
+        this.#orderIndex = undefined;
+        throw error;
+      },
+    );
+    return this.#orderIndex;
+  }
+
+  /**
+   * `completeOrder` and `complete` in one statement (see DedupeStore.completeWithOrder). An event
+   * claimed by claimWithOrder carries its object's version in its own row, so completing that row is
+   * the whole step; otherwise (its object was taken by claimOrder, or the claim is no longer this
+   * token's) a second statement advances the order table's version and completes the event together.
+   */
   async completeWithOrder(
     key: string,
     token: string,
     retainMs: number,
     object: { key: string; version: string },
   ): Promise<boolean> {
-    const values = [
-      storedKey(object.key),
-      object.version,
-      token,
-      duration('retainMs', retainMs),
-      storedKey(key),
-    ];
+    const retain = duration('retainMs', retainMs);
+    const what = `completion of ${key.slice(0, 80)}`;
+    const carried = [storedKey(key), token, retain, storedKey(object.key), object.version];
+    const done = await this.#bounded(
+      this.#ordered(this.#run('completeCarried', this.#order.completeCarried, carried)),
+      what,
+    );
+    if (done.length === 1) return true;
+    const values = [storedKey(object.key), object.version, token, retain, storedKey(key)];
     const rows = await this.#bounded(
       this.#ordered(this.#run('completeWithOrder', this.#order.completeWithOrder, values)),
-      `completion of ${key.slice(0, 80)}`,
+      what,
     );
     const row = rows[0] as { ok?: unknown } | undefined;
     if (rows.length !== 1 || typeof row?.ok !== 'boolean') throw this.#badReply('completeWithOrder', rows);
@@ -377,10 +432,12 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   /** A missing order table (a database migrated before `order` existed) says what to run. */
   #ordered<T>(work: Promise<T>): Promise<T> {
     return work.catch((error: unknown) => {
-      if ((error as { code?: unknown } | null)?.code !== '42P01') throw error;
+      const code = (error as { code?: unknown } | null)?.code;
+      // 42P01: no order table; 42703: no object_key column (both added since the first migration).
+      if (code !== '42P01' && code !== '42703') throw error;
       throw new PostgresStoreError(
         'ERR_SMS_POSTGRES_NO_TABLE',
-        `the order table ${this.table}_order does not exist (the receiver's \`order\` option needs it): call await store.migrate() at start-up, or run migrationSql() again with your migrations.`,
+        `the order table ${this.table}_order or the object_key column of ${this.table} does not exist (the receiver's \`order\` option needs them): call await store.migrate() at start-up, or run migrationSql() again with your migrations.`,
       );
     });
   }
@@ -539,13 +596,11 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * late answer says `claimed`, give the key back at once rather than have redeliveries answered 409
    * until the lease runs out (the event's, and its object's when `object` was claimed with it).
    */
-  #undoLateClaim(work: Promise<{ result?: unknown }[]>, key: string, token: string, object?: string): void {
+  #undoLateClaim(work: Promise<{ result?: unknown }[]>, key: string, token: string): void {
     work.then(
       (rows) => {
-        const result = rows[0]?.result;
-        if (result !== 'claimed' && result !== 'lost') return;
-        this.release(key, token).catch(() => {});
-        if (result === 'claimed' && object !== undefined) this.releaseOrder(object, token).catch(() => {});
+        // With `order`, the event's row holds its object too: freeing it frees both.
+        if (rows[0]?.result === 'claimed') this.release(key, token).catch(() => {});
       },
       () => {},
     );

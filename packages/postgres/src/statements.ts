@@ -3,9 +3,16 @@ import { checkTable, quotedTable } from './table-name.js';
 
 export const DEFAULT_TABLE = 'sms_webhook_events';
 
-/** The index on `expires_at`, in the table's schema (an index name takes no schema), quoted. */
-function indexName(table: string): string {
-  return `"${table.split('.').pop()}_expires_at"`;
+/** An index of the table, in the table's schema (an index name takes no schema), quoted. */
+function indexName(table: string, suffix = 'expires_at'): string {
+  return `"${table.split('.').pop()}_${suffix}"`;
+}
+
+/** The unique index that lets one event at a time hold an object (`order`), schema-qualified for to_regclass. */
+export function objectBusyIndex(table: string): string {
+  const parts = checkTable(table).split('.');
+  parts.pop();
+  return [...parts.map((p) => `"${p}"`), indexName(table, 'object_busy')].join('.');
 }
 
 /**
@@ -13,6 +20,9 @@ function indexName(table: string): string {
  * default name). `state`: 'in-flight' while claimed; 'committed' once a handler's transaction completed
  * it (the receiver's complete() has not confirmed it yet); 'completed'. `expires_at` is the end of the
  * lease or of the retention; a row past it is free to claim and is removed by the store's sweep.
+ * `object_key` is set by `claimWithOrder` (`order`): while such a row is in flight it holds its object
+ * (one per object, by the unique index); its completion writes the event's `version`, which then counts
+ * as the object's. Both indexes hold only those rows, so events without `order` pay nothing for them.
  */
 export function migrationSql(table = DEFAULT_TABLE): string {
   const t = quotedTable(table);
@@ -23,6 +33,11 @@ export function migrationSql(table = DEFAULT_TABLE): string {
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${indexName(table)} ON ${t} (expires_at);
+ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS object_key text, ADD COLUMN IF NOT EXISTS version text COLLATE "C";
+CREATE UNIQUE INDEX IF NOT EXISTS ${indexName(table, 'object_busy')} ON ${t} (object_key)
+  WHERE state = 'in-flight' AND object_key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ${indexName(table, 'object_version')} ON ${t} (object_key, version)
+  WHERE version IS NOT NULL;
 ${orderMigrationSql(table)}`;
 }
 
@@ -75,7 +90,8 @@ export function statements(table: string): Statements {
   INSERT INTO ${t} AS e (key, token, state, expires_at)
   VALUES ($1::text, $2::text, 'in-flight', ${MS('$3')})
   ON CONFLICT (key) DO UPDATE
-    SET token = excluded.token, state = 'in-flight', expires_at = excluded.expires_at
+    SET token = excluded.token, state = 'in-flight', expires_at = excluded.expires_at,
+      object_key = NULL, version = NULL
     WHERE e.expires_at <= clock_timestamp()
   RETURNING 1
 )

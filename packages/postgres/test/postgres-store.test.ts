@@ -102,7 +102,12 @@ describe('migrate', () => {
       `SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname`,
       [table],
     );
-    expect(rows.map((r) => r.indexname)).toEqual([`${table}_expires_at`, `${table}_pkey`]);
+    expect(rows.map((r) => r.indexname)).toEqual([
+      `${table}_expires_at`,
+      `${table}_object_busy`,
+      `${table}_object_version`,
+      `${table}_pkey`,
+    ]);
   });
 
   it('works in a schema of its own', async () => {

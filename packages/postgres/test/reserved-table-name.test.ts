@@ -73,7 +73,12 @@ describe.each(CLIENTS)('a reserved word as the table name (%s)', (kind) => {
         'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
         [schema, name],
       );
-      expect(indexes.rows.map((r) => r.indexname)).toEqual([`${name}_expires_at`, `${name}_pkey`]);
+      expect(indexes.rows.map((r) => r.indexname)).toEqual([
+        `${name}_expires_at`,
+        `${name}_object_busy`,
+        `${name}_object_version`,
+        `${name}_pkey`,
+      ]);
       await store.shutdown();
     },
   );
