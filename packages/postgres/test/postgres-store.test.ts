@@ -91,6 +91,13 @@ describe('migrate', () => {
     expect(file.replace(/^--.*\n/gm, '')).toBe(migrationSql());
   });
 
+  it("the README's SQL blocks are parts of migrationSql(), as migrate() runs them", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const blocks = [...readme.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    for (const block of blocks) expect(migrationSql()).toContain(block);
+  });
+
   it('creates the table once, from several instances at the same time, with either client', async () => {
     const table = 'migrated_together';
     await Promise.all([
