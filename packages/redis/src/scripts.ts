@@ -97,24 +97,39 @@ local function keep(key, ms)
   local ttl = redis.call('PTTL', key)
   if ttl < ms then redis.call('PEXPIRE', key, ms) end
 end
+-- Why object key cannot be taken for version by token: 'stale', 'busy', or nil (it can).
+local function blocked(key, version, token)
+  local v = redis.call('HGET', key, 'v')
+  if v and not before(v, version) then return 'stale' end
+  local holder = redis.call('HGET', key, 't')
+  if holder and holder ~= token then
+    local ends = tonumber(redis.call('HGET', key, 'l'))
+    if ends and ends > now then return 'busy' end
+  end
+  return nil
+end
+local function take(key, token, ms)
+  redis.call('HSET', key, 't', token, 'l', now + ms)
+  keep(key, ms)
+end
+-- Records version unless a newer one is kept, frees the token's lease; true when it held it.
+local function advance(key, version, token, ms)
+  local v = redis.call('HGET', key, 'v')
+  if not v or before(v, version) then redis.call('HSET', key, 'v', version) end
+  local held = redis.call('HGET', key, 't') == token
+  if held then redis.call('HDEL', key, 't', 'l') end
+  keep(key, ms)
+  return held
+end
 `;
 
 /** ARGV: version, token, leaseMs. Returns 'claimed', 'stale' or 'in-flight'. */
 export const CLAIM_ORDER = script(
   'claimOrder',
-  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[1], 'v')
-if v and not before(v, ARGV[1]) then
-  return 'stale'
-end
-local holder = redis.call('HGET', KEYS[1], 't')
-if holder and holder ~= ARGV[2] then
-  local ends = tonumber(redis.call('HGET', KEYS[1], 'l'))
-  if ends and ends > now then
-    return 'in-flight'
-  end
-end
-redis.call('HSET', KEYS[1], 't', ARGV[2], 'l', now + tonumber(ARGV[3]))
-keep(KEYS[1], tonumber(ARGV[3]))
+  `${ORDER_PRELUDE}local why = blocked(KEYS[1], ARGV[1], ARGV[2])
+if why == 'stale' then return 'stale' end
+if why == 'busy' then return 'in-flight' end
+take(KEYS[1], ARGV[2], tonumber(ARGV[3]))
 return 'claimed'
 `,
 );
@@ -131,21 +146,14 @@ if value then
   if string.sub(value, 1, 2) == 'c:' then return 'completed' end
   return 'in-flight'
 end
-local v = redis.call('HGET', KEYS[2], 'v')
-if v and not before(v, ARGV[3]) then
+local why = blocked(KEYS[2], ARGV[3], ARGV[1])
+if why == 'stale' then
   redis.call('SET', KEYS[1], 'c:' .. ARGV[1], 'PX', ARGV[4])
   return 'stale'
 end
-local holder = redis.call('HGET', KEYS[2], 't')
-if holder and holder ~= ARGV[1] then
-  local ends = tonumber(redis.call('HGET', KEYS[2], 'l'))
-  if ends and ends > now then
-    return 'object-in-flight'
-  end
-end
+if why == 'busy' then return 'object-in-flight' end
 redis.call('SET', KEYS[1], 'p:' .. ARGV[1], 'PX', ARGV[2])
-redis.call('HSET', KEYS[2], 't', ARGV[1], 'l', now + tonumber(ARGV[2]))
-keep(KEYS[2], tonumber(ARGV[2]))
+take(KEYS[2], ARGV[1], tonumber(ARGV[2]))
 return 'claimed'
 `,
 );
@@ -153,16 +161,7 @@ return 'claimed'
 /** ARGV: version, token, retainMs. Returns 1 when `token` held the object (now freed), else 0. */
 export const COMPLETE_ORDER = script(
   'completeOrder',
-  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[1], 'v')
-if not v or before(v, ARGV[1]) then
-  redis.call('HSET', KEYS[1], 'v', ARGV[1])
-end
-local held = redis.call('HGET', KEYS[1], 't') == ARGV[2]
-if held then
-  redis.call('HDEL', KEYS[1], 't', 'l')
-end
-keep(KEYS[1], tonumber(ARGV[3]))
-if held then return 1 end
+  `${ORDER_PRELUDE}if advance(KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])) then return 1 end
 return 0
 `,
 );
@@ -173,14 +172,7 @@ return 0
  */
 export const COMPLETE_WITH_ORDER = script(
   'completeWithOrder',
-  `${ORDER_PRELUDE}local v = redis.call('HGET', KEYS[2], 'v')
-if not v or before(v, ARGV[3]) then
-  redis.call('HSET', KEYS[2], 'v', ARGV[3])
-end
-if redis.call('HGET', KEYS[2], 't') == ARGV[1] then
-  redis.call('HDEL', KEYS[2], 't', 'l')
-end
-keep(KEYS[2], tonumber(ARGV[2]))
+  `${ORDER_PRELUDE}advance(KEYS[2], ARGV[3], ARGV[1], tonumber(ARGV[2]))
 if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then
   redis.call('SET', KEYS[1], 'c:' .. ARGV[1], 'PX', ARGV[2])
   return 1
