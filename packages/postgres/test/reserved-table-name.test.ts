@@ -59,6 +59,19 @@ describe.each(CLIENTS)('a reserved word as the table name (%s)', (kind) => {
       expect(await store.claim('evt_c', 'tok-c', HOUR)).toBe('claimed');
       await store.transaction({ claim: { key: 'evt_c', token: 'tok-c' } }, async () => {});
       expect(await store.claim('evt_c', 'tok-d', HOUR)).toBe('completed');
+      // With order: the event's row carries its message (the index check, and every order statement).
+      const slot = (version: string) => ({ key: 'message:m', version, retainMs: HOUR });
+      expect(await store.claimWithOrder('evt_o1', 'tok-o', HOUR, slot('2~'))).toBe('claimed');
+      expect(await store.claimOrder('message:m', '3~', 'tok-p', HOUR)).toBe('in-flight');
+      expect(await store.renewOrder('message:m', 'tok-o', HOUR)).toBe(true);
+      expect(await store.completeWithOrder('evt_o1', 'tok-o', HOUR, { key: 'message:m', version: '2' })).toBe(
+        true,
+      );
+      expect(await store.claimWithOrder('evt_o2', 'tok-q', HOUR, slot('1~'))).toBe('stale');
+      expect(await store.claimOrder('message:m', '3~', 'tok-p', HOUR)).toBe('claimed');
+      expect(await store.completeOrder('message:m', '3', 'tok-p', HOUR)).toBe(true);
+      expect(await store.releaseOrder('message:m', 'tok-p')).toBe(false);
+      expect(await store.claimWithOrder('evt_o3', 'tok-r', HOUR, slot('2~'))).toBe('stale');
 
       // The rows are in the table of that name (and its index in its schema).
       const [schema, name] = table.includes('.') ? table.split('.') : ['public', table];
@@ -68,7 +81,7 @@ describe.each(CLIENTS)('a reserved word as the table name (%s)', (kind) => {
           .map((p) => `"${p}"`)
           .join('.')}`,
       );
-      expect(rows[0].n).toBe(2);
+      expect(rows[0].n).toBe(5); // evt_a, evt_c and the three ordered events
       const indexes = await pool.query(
         'SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
         [schema, name],
