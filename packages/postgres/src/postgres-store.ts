@@ -357,6 +357,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     ).then(
       ([row]) => {
         if (row?.ok === true) return;
+        this.#orderIndex = undefined; // checked again next time: a migration may run meanwhile
         throw new PostgresStoreError(
           'ERR_SMS_POSTGRES_NO_TABLE',
           `the table ${this.table} has no object_key column and index (the receiver's \`order\` option needs them): call await store.migrate() at start-up, or run migrationSql() again with your migrations (it adds them).`,
