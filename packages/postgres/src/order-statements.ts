@@ -67,10 +67,10 @@ export function orderStatements(table: string): OrderStatements {
   const o = orderTable(table).quoted;
   const t = quotedTable(table);
   const live = 'o.expires_at > clock_timestamp()';
-  // The event rows that hold object `key` now (other than `token`'s, when given).
-  const heldByEvent = (key: string, token?: string) => `EXISTS (
+  // Whether an event row holds object `key` now: any (`''`), or one whose token is or is not `token`.
+  const heldByEvent = (key: string, which: '' | '=' | '<>' = '', token = '') => `EXISTS (
     SELECT 1 FROM ${t} h WHERE h.object_key = ${key}::text AND h.state = 'in-flight'
-      AND h.expires_at > clock_timestamp()${token === undefined ? '' : ` AND h.token <> ${token}::text`})`;
+      AND h.expires_at > clock_timestamp()${which === '' ? '' : ` AND h.token ${which} ${token}::text`})`;
   // The newest version of object `key` that its completed event rows carry (set by completeCarried).
   const eventVersion = (key: string) => `(SELECT max(d.version) FROM ${t} d
     WHERE d.object_key = ${key}::text AND d.version IS NOT NULL AND d.expires_at > clock_timestamp())`;
@@ -88,7 +88,7 @@ export function orderStatements(table: string): OrderStatements {
   // The CTEs of completeOrder and completeWithOrder ($1 object key, $2 version, $3 token, $4 retainMs):
   // `prev` reads whether the token held a live lease, `up` records the version unless a live one is newer
   // and frees the lease held by the token (or one that ran out).
-  const putVersion = () => `prev AS (
+  const putVersion = `prev AS (
   SELECT o.token FROM ${o} o WHERE o.key = $1::text AND ${live}
 ), up AS (
   INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
@@ -104,7 +104,7 @@ export function orderStatements(table: string): OrderStatements {
 )`;
   return {
     claimOrder: `WITH newer AS (
-  SELECT ${eventVersion('$1')} >= $2::text COLLATE "C" AS stale, ${heldByEvent('$1', '$3')} AS busy
+  SELECT ${eventVersion('$1')} >= $2::text COLLATE "C" AS stale, ${heldByEvent('$1', '<>', '$3')} AS busy
 ), taken AS (
   INSERT INTO ${o} AS o (key, version, token, lease_until, expires_at)
   SELECT $1::text, NULL, $3::text, ${MS('$4')}, ${MS('$4')} FROM newer
@@ -159,15 +159,15 @@ WHERE key = $1::text AND token = $2::text AND object_key = $4::text
   AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
 RETURNING 1 AS ok`,
     // completeOrder's CTEs and then complete's UPDATE: one statement, one commit.
-    completeWithOrder: `WITH ${putVersion()}, done AS (
+    completeWithOrder: `WITH ${putVersion}, done AS (
   UPDATE ${t} SET state = 'completed', expires_at = ${MS('$4')}
   WHERE key = $5::text AND token = $3::text
     AND (state = 'committed' OR (state = 'in-flight' AND expires_at > clock_timestamp()))
   RETURNING 1
 )
 SELECT EXISTS (SELECT 1 FROM done) AS ok, (SELECT count(*) FROM up)::int AS n`,
-    completeOrder: `WITH ${putVersion()}
-SELECT COALESCE((SELECT token FROM prev) = $3::text, false) OR ${heldByEventFor('$1', '$3', t)} AS ok,
+    completeOrder: `WITH ${putVersion}
+SELECT COALESCE((SELECT token FROM prev) = $3::text, false) OR ${heldByEvent('$1', '=', '$3')} AS ok,
   (SELECT count(*) FROM up)::int AS n`,
     releaseOrder: `UPDATE ${o} o SET token = NULL, lease_until = NULL
 WHERE o.key = $1::text AND o.token = $2::text AND ${live}
@@ -178,7 +178,7 @@ RETURNING 1 AS ok`,
   WHERE o.key = $1::text AND o.token = $2::text AND o.lease_until > clock_timestamp()
   RETURNING 1
 )
-SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM up) OR ${heldByEventFor('$1', '$2', t)}`,
+SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM up) OR ${heldByEvent('$1', '=', '$2')}`,
     sweepOrder: `WITH gone AS (
   DELETE FROM ${o} WHERE key IN (
     SELECT key FROM ${o} WHERE expires_at <= clock_timestamp()
@@ -188,11 +188,4 @@ SELECT 1 AS ok WHERE EXISTS (SELECT 1 FROM up) OR ${heldByEventFor('$1', '$2', t
 )
 SELECT count(*)::int AS n FROM gone`,
   };
-}
-
-/** Whether `token`'s event row holds object `key` now. */
-function heldByEventFor(key: string, token: string, t: string): string {
-  return `EXISTS (
-    SELECT 1 FROM ${t} h WHERE h.object_key = ${key}::text AND h.token = ${token}::text
-      AND h.state = 'in-flight' AND h.expires_at > clock_timestamp())`;
 }
