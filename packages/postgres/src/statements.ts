@@ -1,4 +1,4 @@
-import { orderMigrationSql } from './order-statements.js';
+import { orderMigrationSql, orderTable } from './order-statements.js';
 import { checkTable, quotedTable } from './table-name.js';
 
 export const DEFAULT_TABLE = 'sms_webhook_events';
@@ -8,11 +8,16 @@ function indexName(table: string, suffix = 'expires_at'): string {
   return `"${table.split('.').pop()}_${suffix}"`;
 }
 
-/** The unique index that lets one event at a time hold an object (`order`), schema-qualified for to_regclass. */
-export function objectBusyIndex(table: string): string {
+/** A relation named `name` (quoted) in the table's schema, schema-qualified for to_regclass. */
+function inSchema(table: string, name: string): string {
   const parts = checkTable(table).split('.');
   parts.pop();
-  return [...parts.map((p) => `"${p}"`), indexName(table, 'object_busy')].join('.');
+  return [...parts.map((p) => `"${p}"`), name].join('.');
+}
+
+/** The unique index that lets one event at a time hold an object (`order`), schema-qualified for to_regclass. */
+export function objectBusyIndex(table: string): string {
+  return inSchema(table, indexName(table, 'object_busy'));
 }
 
 /**
@@ -44,12 +49,29 @@ ${orderMigrationSql(table)}`;
 /**
  * What `migrate()` runs: the same script in one DO block, under a transaction-scoped advisory lock, so
  * instances starting together do not race on CREATE … IF NOT EXISTS (which is not safe concurrently).
+ * When every table and index is there it returns before the script: CREATE INDEX IF NOT EXISTS and
+ * ALTER TABLE lock the table even when they have nothing to do, and an instance starting while others
+ * serve deliveries must not stall them, nor deadlock with a statement that reads both tables.
  */
 export function migrateStatement(table = DEFAULT_TABLE): string {
   const t = checkTable(table);
+  const order = orderTable(t);
+  const present = [
+    quotedTable(t),
+    inSchema(t, indexName(t)),
+    objectBusyIndex(t),
+    inSchema(t, indexName(t, 'object_version')),
+    order.quoted,
+    inSchema(t, order.index),
+  ]
+    .map((name) => `to_regclass('${name}') IS NOT NULL`)
+    .join(' AND ');
   return `DO $sms_webhooks_migrate$
 BEGIN
 PERFORM pg_advisory_xact_lock(hashtext('sms-webhooks:migrate:${t}'));
+IF ${present} THEN
+  RETURN;
+END IF;
 ${migrationSql(t).trim()}
 END
 $sms_webhooks_migrate$`;

@@ -117,6 +117,27 @@ describe('migrate', () => {
     ]);
   });
 
+  it('on a migrated table, takes no lock: it returns while deliveries write to both tables', async () => {
+    // An instance that starts while others serve: ALTER TABLE and CREATE INDEX IF NOT EXISTS would wait
+    // for the writers (and deadlock with a statement reading both tables).
+    const table = 'migrated_busy';
+    const store = new PostgresStore({ pool, table });
+    await store.migrate();
+    const writer = await pool.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query(`LOCK TABLE "${table}", "${table}_order" IN ROW EXCLUSIVE MODE`);
+      const outcome = await Promise.race([
+        new PostgresStore({ pool, table }).migrate().then(() => 'migrated'),
+        sleep(3000).then(() => 'waited for the writers'),
+      ]);
+      expect(outcome).toBe('migrated');
+    } finally {
+      await writer.query('COMMIT');
+      writer.release();
+    }
+  });
+
   it('works in a schema of its own', async () => {
     await pool.query('CREATE SCHEMA IF NOT EXISTS hooks');
     const s = new PostgresStore({ pool, table: 'hooks.events' });
