@@ -62,16 +62,9 @@ function checkedRows(result: unknown, name: string): Row[] {
   return rows;
 }
 
-const names = new Map<string, string>();
-
 /** A prepared statement's name, unique to its text: two stores with different tables never clash. */
 function statementName(name: string, text: string): string {
-  let named = names.get(text);
-  if (named === undefined) {
-    named = `sms_webhooks_${name}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`;
-    names.set(text, named);
-  }
-  return named;
+  return `sms_webhooks_${name}_${createHash('sha1').update(text).digest('hex').slice(0, 12)}`;
 }
 
 export function isPgQueryable(value: unknown): value is PgQueryable {
