@@ -347,8 +347,8 @@ it('20 events of one message claimed at once over 10 connections: one holds it, 
   expect(await rows(table), 'only the winners').toHaveLength(5);
 });
 
-// Known failure (see the commit): the store keeps its first answer to the order index check, a refusal
-// included, so migrating while it runs (itself, or another instance's deploy) does not help it.
+// The order index check must not keep a refusal: the table may be migrated while the store runs (by
+// itself, or by another instance's deploy).
 it('a store that refused before the migration claims once the table is migrated', async () => {
   const table = 'carried_old_same_store';
   await pool.query(`CREATE TABLE "${table}" (
