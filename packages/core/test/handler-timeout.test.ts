@@ -102,6 +102,24 @@ describe('handlerTimeoutMs: a handler that never settles', () => {
     expect(runs).toBe(3);
   });
 
+  it('ctx keeps what the delivery gave, and its signal is read from ctx itself (a spread copy lacks it)', async () => {
+    const { receiver, send, delivery } = app({ respond: 'after-handlers' });
+    const seen: { keys: string[]; copy: Record<string, unknown>; signal: unknown; again: unknown }[] = [];
+    receiver.on('message.sent', (_event: AnyWebhookEvent, ctx: HandlerContext) => {
+      const copy = { ...ctx } as Record<string, unknown>;
+      seen.push({ keys: Object.keys(ctx).sort(), copy, signal: ctx.signal, again: ctx.signal });
+    });
+    const sent = delivery('message.sent', 'msg_ctx', '2026-11-26T10:00:01Z');
+    expect((await send(sent)).status).toBe(200);
+    const [run] = seen;
+    expect(run?.keys).toEqual(['attempt', 'claim', 'order', 'receivedAt', 'secretIndex']);
+    expect(run?.copy).toMatchObject({ attempt: 1, secretIndex: 0, order: { key: 'message:msg_ctx' } });
+    expect(run?.copy.receivedAt).toBeInstanceOf(Date);
+    expect('signal' in (run?.copy ?? {})).toBe(false);
+    expect(run?.signal).toBeInstanceOf(AbortSignal);
+    expect(run?.again).toBe(run?.signal); // one controller per run
+  });
+
   it('false turns it off; anything but a positive integer or false is refused at start-up', async () => {
     const { clock, receiver, send, delivery } = app({ respond: 'after-handlers', handlerTimeoutMs: false });
     receiver.on('message.sent', () => new Promise<void>(() => {}));
