@@ -25,3 +25,5 @@ export type {
   StoredEvent,
 } from './receiver/dedupe-store.js';
 export type { OrderClaim } from './receiver/handler-registry.js';
+// The store key of a tenant's event, as the receiver writes it (audits, your own tools).
+export { tenantKey } from './verify/tenant-secrets.js';

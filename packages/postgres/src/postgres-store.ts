@@ -464,6 +464,31 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     return { state: row.state === 'in-flight' ? 'in-flight' : 'completed', expiresAt };
   }
 
+  /** `inspect` of many keys in one statement, answers in the order given (see DedupeStore.inspectMany). */
+  async inspectMany(keys: readonly string[]): Promise<Array<StoredEvent | undefined>> {
+    if (keys.length === 0) return [];
+    const stored = keys.map(storedKey);
+    const what = `inspect of ${keys.length} keys`;
+    const rows = await this.#bounded(
+      this.#run('inspectMany', this.#sql.inspectMany, [JSON.stringify(stored)]),
+      what,
+    );
+    const found = new Map<string, StoredEvent>();
+    for (const row of rows as Array<{ key?: unknown; state?: unknown; expires_ms?: unknown }>) {
+      const expiresAt = Number(row.expires_ms);
+      if (
+        typeof row.key !== 'string' ||
+        typeof row.state !== 'string' ||
+        !STATES.has(row.state) ||
+        !Number.isFinite(expiresAt)
+      ) {
+        throw this.#badReply('inspectMany', rows);
+      }
+      found.set(row.key, { state: row.state === 'in-flight' ? 'in-flight' : 'completed', expiresAt });
+    }
+    return stored.map((key) => found.get(key));
+  }
+
   /**
    * Runs `fn` in a transaction on the store's own client and, in the same transaction, completes the
    * dedupe record of `ctx.claim`: if it commits, the event is done for good; if anything fails or the

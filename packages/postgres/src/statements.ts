@@ -94,6 +94,8 @@ export interface Statements {
   exists: string;
   /** $1 key → a row { state, expires_ms } while the key holds a live claim or a retained completion */
   inspect: string;
+  /** $1 a JSON array of keys → a row { key, state, expires_ms } for each that holds something live */
+  inspectMany: string;
 }
 
 // clock_timestamp(), not now(): now() is the start of the transaction, which for the commit statement
@@ -148,5 +150,8 @@ SELECT count(*)::int AS n FROM gone`,
     exists: 'SELECT to_regclass($1::text) IS NOT NULL AS ok',
     inspect: `SELECT state, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM ${t}
 WHERE key = $1::text AND expires_at > clock_timestamp()`,
+    // The keys as one JSON text, typed text so that no client encodes it as JSON again (postgres.js would).
+    inspectMany: `SELECT key, state, (extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms FROM ${t}
+WHERE key IN (SELECT jsonb_array_elements_text($1::text::jsonb)) AND expires_at > clock_timestamp()`,
   };
 }

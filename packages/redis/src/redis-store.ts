@@ -269,7 +269,25 @@ export class RedisStore implements DedupeStore {
 
   /** What Redis holds for the event id `key` (see DedupeStore.inspect), its expiry on Redis's clock. */
   async inspect(key: string): Promise<StoredEvent | undefined> {
-    const reply = await this.#bounded(this.#run(INSPECT, key, []), INSPECT, key);
+    return this.#stored(await this.#bounded(this.#run(INSPECT, key, []), INSPECT, key));
+  }
+
+  /**
+   * `inspect` of many keys, answers in the order given (see DedupeStore.inspectMany). The scripts go out
+   * together, so the client writes them back to back (a pipeline, each routed to its node on a cluster),
+   * and one time limit covers the batch.
+   */
+  async inspectMany(keys: readonly string[]): Promise<Array<StoredEvent | undefined>> {
+    if (keys.length === 0) return [];
+    const replies = await this.#bounded(
+      Promise.all(keys.map((key) => this.#run(INSPECT, key, []))),
+      INSPECT,
+      `${keys.length} keys from ${keys[0]}`,
+    );
+    return (replies as unknown[]).map((reply) => this.#stored(reply));
+  }
+
+  #stored(reply: unknown): StoredEvent | undefined {
     if (reply === null || reply === false || reply === undefined) return undefined;
     const [kind, ttl, time] = Array.isArray(reply) ? reply.map(text) : [];
     const left = Number(ttl);

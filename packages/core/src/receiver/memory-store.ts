@@ -6,6 +6,7 @@ import type {
   DedupeStore,
   ObjectSlot,
   OrderClaimResult,
+  StoredEvent,
 } from './dedupe-store.js';
 import { MemoryOrder } from './memory-order.js';
 
@@ -250,6 +251,11 @@ export class MemoryStore implements DedupeStore {
       state: typeof record === 'number' ? 'completed' : 'in-flight',
       expiresAt: expires + this.#epoch,
     };
+  }
+
+  /** `inspect` of each key, in order (see DedupeStore.inspectMany). */
+  async inspectMany(keys: readonly string[]): Promise<Array<StoredEvent | undefined>> {
+    return Promise.all(keys.map((key) => this.inspect(key)));
   }
 }
 

@@ -99,4 +99,34 @@ export function inspectContract(
       assert.equal(await inspect(`${k}_other`), undefined);
     }
   });
+
+  row(
+    'inspectMany (when the store has it) answers each key in order, as inspect does',
+    async (inspect, store) => {
+      if (typeof store.inspectMany !== 'function') return;
+      const [held, done, free] = [key(), key(), key()];
+      await store.claim(held, 'a', HOUR);
+      await store.claim(done, 'a', HOUR);
+      await store.complete(done, 'a', HOUR);
+      const unusual = `${key()}:é🙂 \t%_${'x'.repeat(300)}`;
+      await store.claim(unusual, 'a', HOUR);
+      assert.deepEqual(await store.inspectMany([]), []);
+      const keys = [free, done, held, done, unusual];
+      const many = await store.inspectMany(keys);
+      const one = await Promise.all(keys.map(inspect));
+      assert.deepEqual(
+        many.map((s) => s?.state),
+        [undefined, 'completed', 'in-flight', 'completed', 'in-flight'],
+      );
+      assert.deepEqual(
+        many.map((s) => s?.state),
+        one.map((s) => s?.state),
+      );
+      // A batch as large as the audit sends.
+      const batch = Array.from({ length: 500 }, (_, i) => (i % 50 === 0 ? done : key()));
+      const states = (await store.inspectMany(batch)).map((s) => s?.state);
+      assert.equal(states.filter((s) => s === 'completed').length, 10);
+      assert.equal(states.filter((s) => s === undefined).length, 490);
+    },
+  );
 }
