@@ -1,5 +1,7 @@
-import { type Client, deliveryOutcome, type WebhookDelivery } from '@sms-webhooks/client';
-import type { DedupeStore, StoredEvent } from '@sms-webhooks/core/store';
+import type { Client, WebhookDelivery } from '@sms-webhooks/client';
+import { type DedupeStore, type StoredEvent, tenantKey } from '@sms-webhooks/core/store';
+import { checkRecords, fold } from './audit-records.js';
+import { readStore } from './audit-store.js';
 import type { HandledTypes } from './coverage.js';
 import { OpsError, optionMistake, positiveMs } from './errors.js';
 
@@ -45,7 +47,10 @@ export interface AuditedEvent {
 }
 
 export interface AuditReport {
+  /** The first of `webhookIds`. */
   webhookId: string;
+  /** The webhooks audited together (both while a rotation keeps the old one). */
+  webhookIds: string[];
   /** ISO time the audit ran. */
   checkedAt: string;
   /**
@@ -57,13 +62,25 @@ export interface AuditReport {
   counts: Record<AuditCategory, number>;
   /** Worst first: missed, unfinished, retrying, fine; oldest first within each. */
   events: AuditedEvent[];
-  /** No event missed or unfinished. */
+  /** No event missed or unfinished, and `trusted`. */
   ok: boolean;
+  /**
+   * False when none of the delivered events the receiver handles is in the store: the receiver claims
+   * each before it answers, so the store (or `keyPrefix`, or `tenant`) is almost surely not the
+   * receiver's, and every `unfinished` here is probably a false alarm. The CLI exits 2 then.
+   */
+  trusted: boolean;
+  /** What makes the report less than certain, as sentences: the untrusted store, no `receiver`. */
+  warnings: string[];
 }
 
 export interface AuditOptions {
   client: Pick<Client, 'listDeliveries'>;
-  webhookId: string;
+  /**
+   * The webhook's `wh_…` id, or the ids of every webhook delivering to the app (during a rotation, the
+   * old and the replacement): an event delivered through any of them counts as delivered.
+   */
+  webhookId: string | readonly string[];
   /** The receiver's dedupe store (Memory, Redis, PostgreSQL, or yours with `inspect`). */
   store: DedupeStore;
   /**
@@ -73,6 +90,14 @@ export interface AuditOptions {
   keyPrefix?: string;
   /** The receiver (or what it handles): events of types it does not handle are answered 200 and never stored. */
   receiver?: { handledTypes(): HandledTypes };
+  /**
+   * The tenant whose webhook this is, when the receiver's `secret` is a function (many tenants on one
+   * route): its store keys are the tenant, URI-encoded, a slash and the event id (`tenantKey`), as the
+   * receiver writes them.
+   */
+  tenant?: string;
+  /** Called after each batch of store reads (500 keys), for progress on a long audit. */
+  onProgress?(read: number, total: number): void;
   /** Reads a queue's failed set for an event: `(id) => findFailed(queue, id)`. */
   findFailed?: (eventId: string) => Promise<FailedJobInfo | undefined>;
   /** How long the receiver keeps completed records (its `retainMs`). Older deliveries are left out. Default 24 h. */
@@ -88,12 +113,27 @@ function checkOptions(options: AuditOptions) {
   if (typeof options !== 'object' || options === null) {
     throw optionMistake('auditWebhook({ client, webhookId, store }) takes an options object.');
   }
-  const { client, webhookId, store, keyPrefix = '', receiver, findFailed, now = Date.now } = options;
+  const { client, store, keyPrefix = '', receiver, findFailed, tenant, onProgress, now = Date.now } = options;
   if (typeof client?.listDeliveries !== 'function') {
     throw optionMistake('`client` must be a client from @sms-webhooks/client: createClient({ apiKey }).');
   }
-  if (typeof webhookId !== 'string' || !webhookId.startsWith('wh_')) {
-    throw optionMistake(`\`webhookId\` must be the webhook's wh_… id, got ${JSON.stringify(webhookId)}.`);
+  const webhookIds = typeof options.webhookId === 'string' ? [options.webhookId] : options.webhookId;
+  if (
+    !Array.isArray(webhookIds) ||
+    webhookIds.length === 0 ||
+    webhookIds.some((id) => typeof id !== 'string' || !id.startsWith('wh_'))
+  ) {
+    throw optionMistake(
+      `\`webhookId\` must be the webhook's wh_… id (or a list of them), got ${JSON.stringify(options.webhookId)?.slice(0, 200)}.`,
+    );
+  }
+  if (tenant !== undefined && (typeof tenant !== 'string' || tenant === '')) {
+    throw optionMistake(
+      `\`tenant\` must be the tenant's name as the receiver gets it, got ${JSON.stringify(tenant)}.`,
+    );
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw optionMistake('`onProgress` must be a function: (read, total) => void.');
   }
   if (typeof store?.claim !== 'function') {
     throw optionMistake(
@@ -115,25 +155,18 @@ function checkOptions(options: AuditOptions) {
   }
   if (typeof now !== 'function') throw optionMistake('`now` must be a function returning epoch ms.');
   const retainMs = positiveMs('retainMs', options.retainMs, DAY_MS);
-  return { client, webhookId, store, keyPrefix, receiver, findFailed, now, retainMs };
-}
-
-/** The records of one event (a redelivery adds one), folded into what the service did overall. */
-function fold(records: WebhookDelivery[]) {
-  const byTime = [...records].sort((a, b) => a.created_at.localeCompare(b.created_at));
-  const last = byTime[byTime.length - 1]!;
-  const delivered = byTime.find((r) => r.delivered_at !== null);
-  const pending = byTime.find((r) => ['retrying', 'in_progress'].includes(deliveryOutcome(r)));
+  const keyOf = (eventId: string) =>
+    keyPrefix + (tenant === undefined ? eventId : tenantKey(tenant, eventId));
   return {
-    eventType: last.event_type,
-    // A redelivery's record continues the attempt count ("a repeat has a higher number").
-    attempts: Math.max(...byTime.map((r) => r.attempts)),
-    lastStatusCode: last.last_status_code,
-    lastError: last.last_error,
-    deliveredAt: delivered?.delivered_at ?? null,
-    nextAttemptAt: pending?.next_attempt_at ?? null,
-    pending: pending !== undefined,
-    createdAt: byTime[0]!.created_at,
+    client,
+    webhookIds: [...new Set(webhookIds as string[])],
+    store,
+    keyOf,
+    receiver,
+    findFailed,
+    onProgress,
+    now,
+    retainMs,
   };
 }
 
@@ -144,11 +177,12 @@ function fold(records: WebhookDelivery[]) {
 export async function auditWebhook(options: AuditOptions): Promise<AuditReport> {
   const o = checkOptions(options);
   const checkedAt = o.now();
-  const { data } = await o.client.listDeliveries(o.webhookId);
-  const records = Array.isArray(data) ? data : [];
+  const records: WebhookDelivery[] = [];
+  for (const id of o.webhookIds) records.push(...checkRecords(id, (await o.client.listDeliveries(id)).data));
   const oldest = checkedAt - o.retainMs;
   let leftOut = 0;
   let tests = 0;
+  const covered: WebhookDelivery[] = [];
   const byEvent = new Map<string, WebhookDelivery[]>();
   for (const record of records) {
     if (record.test || record.event_type === 'webhook.test') {
@@ -159,65 +193,104 @@ export async function auditWebhook(options: AuditOptions): Promise<AuditReport> 
       leftOut++;
       continue;
     }
+    covered.push(record);
     const list = byEvent.get(record.event_id) ?? [];
     list.push(record);
     byEvent.set(record.event_id, list);
   }
   const handled = o.receiver?.handledTypes();
-  const events = await Promise.all(
-    [...byEvent].map(async ([eventId, list]): Promise<AuditedEvent & { createdAt: string }> => {
-      const f = fold(list);
-      const ignored = handled !== undefined && !handled.any && !handled.types.includes(f.eventType);
-      const seen = ignored ? undefined : await o.store.inspect!(o.keyPrefix + eventId);
-      const stored = seen?.state ?? 'none';
-      const category: AuditCategory =
-        ignored || stored === 'completed'
-          ? 'fine'
-          : f.deliveredAt !== null
-            ? 'unfinished'
-            : f.pending
-              ? 'retrying'
-              : 'missed';
-      const event: AuditedEvent & { createdAt: string } = {
-        eventId,
-        eventType: f.eventType,
-        category,
-        attempts: f.attempts,
-        lastStatusCode: f.lastStatusCode,
-        lastError: f.lastError,
-        nextAttemptAt: category === 'retrying' ? f.nextAttemptAt : null,
-        deliveredAt: f.deliveredAt,
-        stored,
-        ignored,
-        createdAt: f.createdAt,
-      };
-      if (o.findFailed && (category === 'unfinished' || category === 'missed')) {
-        const failed = await o.findFailed(eventId);
-        if (failed)
-          event.failedJob = { attempts: failed.attempts, error: failed.error, failedAt: failed.failedAt };
-      }
-      return event;
-    }),
+  const folded = [...byEvent].map(([eventId, list]) => {
+    const f = fold(list);
+    const ignored = handled !== undefined && !handled.any && !handled.types.includes(f.eventType);
+    return { eventId, f, ignored };
+  });
+  const asked = folded.filter((e) => !e.ignored);
+  const seen = await readStore(
+    o.store,
+    asked.map((e) => o.keyOf(e.eventId)),
+    (read) => o.onProgress?.(read, asked.length),
   );
-  events.sort((a, b) => ORDER[a.category] - ORDER[b.category] || a.createdAt.localeCompare(b.createdAt));
+  const storedOf = new Map<string, StoredEvent | undefined>(asked.map((e, i) => [e.eventId, seen[i]]));
+  const events = folded.map(({ eventId, f, ignored }): AuditedEvent & { createdAt: number } => {
+    const stored = storedOf.get(eventId)?.state ?? 'none';
+    const category: AuditCategory =
+      ignored || stored === 'completed'
+        ? 'fine'
+        : f.deliveredAt !== null
+          ? 'unfinished'
+          : f.pending
+            ? 'retrying'
+            : 'missed';
+    return {
+      eventId,
+      eventType: f.eventType,
+      category,
+      attempts: f.attempts,
+      lastStatusCode: f.lastStatusCode,
+      lastError: f.lastError,
+      nextAttemptAt: category === 'retrying' ? f.nextAttemptAt : null,
+      deliveredAt: f.deliveredAt,
+      stored,
+      ignored,
+      createdAt: Date.parse(f.createdAt),
+    };
+  });
+  if (o.findFailed) await withFailedJobs(events, o.findFailed);
+  events.sort((a, b) => ORDER[a.category] - ORDER[b.category] || a.createdAt - b.createdAt);
   const counts: Record<AuditCategory, number> = { missed: 0, retrying: 0, unfinished: 0, fine: 0 };
   for (const e of events) counts[e.category]++;
-  const covered = records
-    .filter((r) => !(r.test || r.event_type === 'webhook.test') && Date.parse(r.created_at) >= oldest)
-    .map((r) => r.created_at)
-    .sort();
+  const times = covered.map((r) => r.created_at).sort((a, b) => Date.parse(a) - Date.parse(b));
+  const warnings = warningsOf(events, handled !== undefined);
+  const trusted = !warnings.some((w) => w.startsWith(UNTRUSTED));
   return {
-    webhookId: o.webhookId,
+    webhookId: o.webhookIds[0]!,
+    webhookIds: o.webhookIds,
     checkedAt: new Date(checkedAt).toISOString(),
     window: {
-      from: covered[0] ?? null,
-      to: covered[covered.length - 1] ?? null,
+      from: times[0] ?? null,
+      to: times[times.length - 1] ?? null,
       records: covered.length,
       leftOut,
       tests,
     },
     counts,
     events: events.map(({ createdAt: _, ...e }) => e),
-    ok: counts.missed === 0 && counts.unfinished === 0,
+    ok: trusted && counts.missed === 0 && counts.unfinished === 0,
+    trusted,
+    warnings,
   };
+}
+
+const UNTRUSTED = 'None of the';
+
+function warningsOf(events: AuditedEvent[], toldHandled: boolean): string[] {
+  const warnings: string[] = [];
+  const delivered = events.filter((e) => !e.ignored && e.deliveredAt !== null);
+  if (delivered.length > 0 && events.every((e) => e.ignored || e.stored === 'none')) {
+    warnings.push(
+      `${UNTRUSTED} ${delivered.length} delivered event(s) is in the store, though the receiver claims each one before it answers: the store, its prefix or table, the key prefix or the tenant is probably not the receiver's. This report cannot be trusted.`,
+    );
+  }
+  if (!toldHandled && events.some((e) => e.category === 'unfinished')) {
+    warnings.push(
+      'Not told which event types the app handles (receiver, or --receiver / --handles): the receiver answers a type it has no handler for 200 and stores nothing, so such events read as unfinished here.',
+    );
+  }
+  return warnings;
+}
+
+/** The queue's failed job of each unfinished or missed event, a few lookups at a time. */
+async function withFailedJobs(
+  events: AuditedEvent[],
+  findFailed: (eventId: string) => Promise<FailedJobInfo | undefined>,
+): Promise<void> {
+  const wanted = events.filter((e) => e.category === 'unfinished' || e.category === 'missed');
+  let next = 0;
+  const worker = async () => {
+    for (let e = wanted[next++]; e !== undefined; e = wanted[next++]) {
+      const failed = await findFailed(e.eventId);
+      if (failed) e.failedJob = { attempts: failed.attempts, error: failed.error, failedAt: failed.failedAt };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, wanted.length) }, worker));
 }

@@ -10,6 +10,9 @@ export {
 export { type CoverageReport, checkCoverage, type HandledTypes } from './coverage.js';
 export type { PublicWebhook, WebhookDeclaration } from './declaration.js';
 export { OpsError, type OpsErrorCode } from './errors.js';
+export type { PendingDelivery } from './pending.js';
+export type { ProbeResult } from './probe.js';
+export { type RetireOptions, type RetireResult, retireWebhook } from './retire.js';
 export { type RotateOptions, type RotateResult, rotateWebhook } from './rotate.js';
 export { type SmokeTestOptions, type SmokeTestResult, smokeTest } from './smoke-test.js';
 export { type SyncResult, syncWebhook } from './sync.js';
