@@ -1,6 +1,7 @@
 import { isServiceApiError } from '@sms-webhooks/client';
 import { CommanderError } from 'commander';
 import { CliError } from './cli-error.js';
+import { redactUrls } from './redact.js';
 
 /** What `--json` prints on stderr: `{"error":{"code","message","status"?,"details"?}}`. */
 export interface JsonError {
@@ -22,6 +23,14 @@ export interface ErrorReport {
  * output cannot drift apart. Undefined for commander's help and version exits, which are not errors.
  */
 export function describeError(error: unknown): ErrorReport | undefined {
+  const report = describe(error);
+  if (report === undefined) return undefined;
+  // A usage error echoes the argument (`--database-url` with its password); a driver's message may too.
+  const json = { ...report.json, message: redactUrls(report.json.message) };
+  return { ...report, json, text: report.text === undefined ? undefined : redactUrls(report.text) };
+}
+
+function describe(error: unknown): ErrorReport | undefined {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return undefined;
     // `commander.help` with a non-zero code: a command group (`webhooks`) was called without a subcommand.

@@ -8,6 +8,7 @@ import { registerSign } from './commands/sign.js';
 import { registerTrigger } from './commands/trigger.js';
 import { registerWebhooks } from './commands/webhooks.js';
 import type { CliIo } from './io.js';
+import { redactUrls } from './redact.js';
 
 export const VERSION = '0.1.0';
 
@@ -27,7 +28,8 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
       writeOut: (s) => io.stdout(s),
       // In JSON mode stderr must hold only the JSON error, not commander's text or a usage dump.
       writeErr: (s) => (json ? undefined : io.stderr(s)),
-      outputError: (s, write) => (json ? undefined : write(s)),
+      // Commander's own message echoes the argument: a connection URL's password must not reach stderr.
+      outputError: (s, write) => (json ? undefined : write(redactUrls(s))),
     })
     .showHelpAfterError(json ? false : '(add --help for usage)');
   registerListen(program, io);

@@ -22,7 +22,9 @@ interface AuditOptions extends ApiOptions {
   handles?: string[];
   receiver?: string;
   retainHours?: number;
+  tenant?: string;
   all?: boolean;
+  json?: boolean;
 }
 
 interface Connected {
@@ -176,10 +178,11 @@ const NOTE: Record<AuditedEvent['category'], (e: AuditedEvent) => string> = {
 
 function table(report: AuditReport, all: boolean): string[] {
   const { window: w, counts } = report;
+  const names = report.webhookIds.join(' + ');
   const lines = [
     w.records === 0
-      ? `Audit of ${report.webhookId}: no delivery records to check.`
-      : `Audit of ${report.webhookId}: ${w.records} record(s) from ${w.from} to ${w.to} (the service lists recent records only: older ones were not checked).`,
+      ? `Audit of ${names}: no delivery records to check.`
+      : `Audit of ${names}: ${w.records} record(s) from ${w.from} to ${w.to} (the service lists recent records only: older ones were not checked).`,
   ];
   if (w.leftOut > 0) lines.push(`  ${w.leftOut} record(s) older than the store's retention were left out.`);
   const shown = report.events.filter((e) => all || e.category !== 'fine');
@@ -209,6 +212,7 @@ function table(report: AuditReport, all: boolean): string[] {
     '',
     `missed ${counts.missed} · unfinished ${counts.unfinished} · retrying ${counts.retrying} · fine ${counts.fine}`,
   );
+  for (const warning of report.warnings) lines.push(`warning: ${warning}`);
   return lines;
 }
 
@@ -221,13 +225,26 @@ function storeError(error: unknown): unknown {
   return new CliError(`could not read the dedupe store: ${message}`, { code: 'store_unavailable' });
 }
 
+/** Progress on stderr while a large audit reads the store: a line per 5,000 events, none for small ones. */
+function progress(io: CliIo) {
+  let shown = 0;
+  return (read: number, total: number) => {
+    if (total < 5000 || (read - shown < 5000 && read < total)) return;
+    shown = read;
+    io.stderr(`  read ${read} of ${total} events from the store\n`);
+  };
+}
+
 export function registerAudit(program: Command, io: CliIo): void {
   program
     .command('audit')
     .description(
-      "Join a webhook's delivery records with the receiver's dedupe store: missed, retrying, unfinished, fine. Exits 1 when anything is missed or unfinished.",
+      "Join a webhook's delivery records with the receiver's dedupe store: missed, retrying, unfinished, fine. Exits 1 when anything is missed or unfinished, 2 when the report cannot be trusted (none of the delivered events is in the store: the wrong store or prefix).",
     )
-    .argument('<webhook_id>', 'wh_…')
+    .argument(
+      '<webhook_id...>',
+      'wh_…; give several to audit them together (the old and the replacement while a rotation waits)',
+    )
     .option('--base-url <url>', 'service address (default $SMS_API_BASE_URL)')
     .option('--redis-url <url>', "the RedisStore's Redis (default $REDIS_URL)", connectionUrl)
     .option('--database-url <url>', "the PostgresStore's database (default $DATABASE_URL)", connectionUrl)
@@ -261,9 +278,13 @@ export function registerAudit(program: Command, io: CliIo): void {
       "the receiver's retainMs in hours: older records are left out (default 24)",
       hours,
     )
+    .option(
+      '--tenant <name>',
+      "the tenant whose webhook this is, when the receiver's `secret` is a function: its store keys are the tenant, URI-encoded, a slash and the event id (as the receiver writes them)",
+    )
     .option('--all', 'list the fine events too')
     .option('--json', 'print the report as JSON')
-    .action(async (webhookId: string, options: AuditOptions) => {
+    .action(async (webhookIds: string[], options: AuditOptions) => {
       if (options.handles && options.receiver) {
         throw new CliError('give --handles or --receiver, not both.', { exitCode: 2 });
       }
@@ -276,9 +297,11 @@ export function registerAudit(program: Command, io: CliIo): void {
       try {
         report = await auditWebhook({
           client,
-          webhookId,
+          webhookId: webhookIds,
           store: connected.store,
           keyPrefix: options.keyPrefix,
+          tenant: options.tenant,
+          onProgress: progress(io),
           findFailed: connected.findFailed,
           receiver: handled ? { handledTypes: () => handled } : undefined,
           retainMs: options.retainHours === undefined ? undefined : options.retainHours * 3_600_000,
@@ -289,9 +312,15 @@ export function registerAudit(program: Command, io: CliIo): void {
         await connected.close();
       }
       print(io, options, report, () => table(report, options.all === true));
+      if (!report.trusted) {
+        throw new CliError(
+          `the audit of ${webhookIds.join(' + ')} cannot be trusted: ${report.warnings[0]} Check --redis-url/--database-url, --store-prefix, --table, --key-prefix and --tenant.`,
+          { code: 'audit_untrusted', exitCode: 2 },
+        );
+      }
       if (!report.ok) {
         throw new CliError(
-          `${report.counts.missed} missed and ${report.counts.unfinished} unfinished event(s) on ${webhookId}.`,
+          `${report.counts.missed} missed and ${report.counts.unfinished} unfinished event(s) on ${webhookIds.join(' + ')}.`,
           { code: 'audit_failed' },
         );
       }

@@ -2,6 +2,8 @@ import { chmod, writeFile } from 'node:fs/promises';
 import { deliveryOutcome, type WebhookEventType } from '@sms-webhooks/client';
 import {
   checkCoverage,
+  type PendingDelivery,
+  retireWebhook,
   rotateWebhook,
   smokeTest,
   syncWebhook,
@@ -14,6 +16,7 @@ import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
 import { handledBy } from '../receiver-module.js';
+import { terminalText } from '../terminal-text.js';
 
 export function registerWebhooks(program: Command, io: CliIo): void {
   const webhooks = program
@@ -258,7 +261,7 @@ export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
     webhooks
       .command('rotate')
       .description(
-        'Replace a webhook (new secret, or new --events): create the replacement, hand its secret over, wait until the app accepts it, delete the old one.',
+        'Replace a webhook (new secret, or new --events): create the replacement, hand its secret over, wait until the app accepts it, then delete the old one once it has no delivery pending that only it carries.',
       )
       .argument('<webhook_id>', 'the wh_… webhook to replace'),
   )
@@ -271,6 +274,12 @@ export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
       duration('--timeout'),
     )
     .option('--retry <duration>', 'between two test deliveries meanwhile (default 15s)', duration('--retry'))
+    .option(
+      '--drain-timeout <duration>',
+      "how long to wait for the old webhook's pending retries before leaving it for `webhooks retire` (default 15m; 0 checks once)",
+      duration('--drain-timeout'),
+    )
+    .option('--no-probe', "ask through the service's test deliveries only, never the app's URL directly")
     .action(
       async (
         id: string,
@@ -280,6 +289,8 @@ export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
           secretFile?: string;
           timeout?: number;
           retry?: number;
+          drainTimeout?: number;
+          probe?: boolean;
         },
       ) => {
         if (options.json && options.secretFile === undefined) {
@@ -303,6 +314,8 @@ export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
           declaration,
           timeoutMs: options.timeout,
           retryMs: options.retry,
+          drainTimeoutMs: options.drainTimeout,
+          probe: options.probe,
           signal: io.signal,
           async handOver(secret, replacement) {
             const where = await handOver(options, secret);
@@ -312,14 +325,103 @@ export function registerWebhooksFromCode(webhooks: Command, io: CliIo): void {
             );
             if (where.printed) io.stdout(`secret: ${secret}\n`);
           },
+          onProbe(r) {
+            if (r.outcome === 'refused') io.stderr(`  not yet: the app answered ${r.error}\n`);
+            if (r.outcome === 'unreachable') {
+              io.stderr(
+                `  the app's URL is not reachable from here (${r.error}): asking through the service's test deliveries\n`,
+              );
+            }
+          },
           onSmokeTest(r) {
             if (!r.ok) io.stderr(`  not yet: ${r.error}\n`);
           },
+          onWaiting: waitingLine(io, id),
         });
-        print(io, options, result, () => [
-          `${result.replacement.id} → ${result.replacement.url} accepted by the app; deleted ${result.old.id}.`,
-          'Now remove the old secret from the app.',
-        ]);
+        print(io, options, result, () =>
+          result.oldDeleted
+            ? [
+                `${result.replacement.id} → ${result.replacement.url} accepted by the app; deleted ${result.old.id}.`,
+                'Now remove the old secret from the app.',
+              ]
+            : [
+                `${result.replacement.id} → ${result.replacement.url} accepted by the app; ${result.old.id} is kept: it still retries ${result.waitingFor.length} event(s) the replacement does not have.`,
+                ...pendingLines(result.waitingFor),
+                `Keep both secrets in the app, and run \`sms-webhooks webhooks retire ${result.old.id} --replacement ${result.replacement.id}\` after ${lastAttempt(result.waitingFor)}.`,
+              ],
+        );
+        if (!result.oldDeleted) {
+          throw new CliError(
+            `rotation is not finished: ${result.old.id} still has ${result.waitingFor.length} delivery(ies) pending; finish with \`sms-webhooks webhooks retire ${result.old.id} --replacement ${result.replacement.id}\`.`,
+            { code: 'rotation_pending', exitCode: 3 },
+          );
+        }
       },
     );
+
+  withApi(
+    webhooks
+      .command('retire')
+      .description(
+        "Delete a webhook once no delivery of its own is pending (the service cancels a deleted webhook's retries); exits 3 naming what it still waits for.",
+      )
+      .argument('<webhook_id>', 'the wh_… webhook to delete'),
+  )
+    .option(
+      '--replacement <webhook_id>',
+      'the webhook that replaced it: events it also has are retried there and do not hold this one up',
+    )
+    .option(
+      '--timeout <duration>',
+      'how long to wait for the pending deliveries (default 0: check once)',
+      duration('--timeout'),
+    )
+    .action(async (id: string, options: ApiOptions & { replacement?: string; timeout?: number }) => {
+      const result = await retireWebhook(clientFor(io, options), {
+        webhookId: id,
+        replacementId: options.replacement,
+        timeoutMs: options.timeout,
+        signal: io.signal,
+        onWaiting: options.timeout ? waitingLine(io, id) : undefined,
+      });
+      print(io, options, result, () =>
+        result.deleted
+          ? `Deleted ${id}: it had no delivery pending.`
+          : [
+              `${id} is kept: it still retries ${result.waitingFor.length} event(s).`,
+              ...pendingLines(result.waitingFor),
+            ],
+      );
+      if (!result.deleted) {
+        throw new CliError(
+          `${id} still has ${result.waitingFor.length} delivery(ies) pending; run again after ${lastAttempt(result.waitingFor)}.`,
+          { code: 'webhook_busy', exitCode: 3 },
+        );
+      }
+    });
+}
+
+function pendingLines(pending: PendingDelivery[]): string[] {
+  // The service's text: no escape sequence of it reaches the terminal.
+  return pending.map((p) =>
+    terminalText(
+      `  ${p.eventId}  ${p.eventType}  attempt ${p.attempts}, last answer ${p.lastStatusCode ?? '-'}, next ${p.nextAttemptAt ?? 'under way'}`,
+    ),
+  );
+}
+
+/** When the last of the pending attempts is due: the earliest moment a retire can succeed. */
+function lastAttempt(pending: PendingDelivery[]): string {
+  const times = pending.map((p) => p.nextAttemptAt).filter((t): t is string => t !== null);
+  return times.length === 0 ? 'the attempts under way finish' : times.sort().at(-1)!;
+}
+
+/** One progress line on stderr per change in what the old webhook still owes. */
+function waitingLine(io: CliIo, id: string) {
+  let last = '';
+  return (pending: PendingDelivery[]) => {
+    const line = `  waiting for ${id}: ${pending.length} event(s) pending, next attempt ${pending[0]?.nextAttemptAt ?? 'under way'}\n`;
+    if (line !== last) io.stderr(line);
+    last = line;
+  };
 }
