@@ -156,7 +156,7 @@ describe('secret as a function of the request (many tenants on one route)', () =
     expect(lookups).toEqual([]);
   });
 
-  it('names the tenant by a header or the path with `tenant`; the function sees params, headers and path', async () => {
+  it('names the tenant by a header or the path with `tenant`; the `secret` function sees the tenant alone', async () => {
     const requests: unknown[] = [];
     const receiver = createReceiver({
       secret: (request) => {
@@ -172,7 +172,25 @@ describe('secret as a function of the request (many tenants on one route)', () =
     const headers = { ...d.headers, 'x-tenant': 'acme' };
     const r = await receiver.handle({ rawBody: d.body, headers, params: { id: '7' }, url: '/hooks/7?x=1' });
     expect(r.status).toBe(200);
-    expect(requests).toEqual([{ tenant: 'acme', params: { id: '7' }, headers, path: '/hooks/7' }]);
+    expect(requests).toEqual([{ tenant: 'acme' }]);
+    const paths: unknown[] = [];
+    const byPath = createReceiver({
+      secret: ({ tenant }) => SECRETS[tenant],
+      tenant: ({ path, params }) => {
+        paths.push([path, params]);
+        return path?.split('/')[2];
+      },
+      logger: captureLogger(),
+    });
+    byPath.on('message.sent', () => {});
+    const answer = await byPath.handle({
+      rawBody: d.body,
+      headers,
+      params: { id: '7' },
+      url: '/hooks/acme?x=1',
+    });
+    expect(answer.status).toBe(200);
+    expect(paths).toEqual([['/hooks/acme', { id: '7' }]]);
   });
 
   it('answers a request without the route parameter 404 and says once how to pass it', async () => {
@@ -187,19 +205,26 @@ describe('secret as a function of the request (many tenants on one route)', () =
     expect(hints[0]).toContain('its parameters: id');
   });
 
-  it('answers 503 secret_unavailable with Retry-After when the function fails, and looks again next time', async () => {
+  it('answers 503 secret_unavailable with Retry-After when the function fails, and looks again 2 s later', async () => {
     let down = true;
+    let calls = 0;
     const logger = captureLogger();
+    const clock = new VirtualClock();
     const receiver = createReceiver({
       secret: async ({ tenant }) => {
+        calls++;
         if (down) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
         return SECRETS[tenant];
       },
       respond: 'after-handlers',
       logger,
+      clock,
     });
     receiver.on('message.sent', () => {});
-    const d = createTestDelivery('message.sent', { secret: secretOf('acme') });
+    const d = createTestDelivery('message.sent', {
+      secret: secretOf('acme'),
+      timestamp: Math.floor(clock.now() / 1000),
+    });
     const first = await receiver.handle({ rawBody: d.body, headers: d.headers, params: { tenant: 'acme' } });
     expect([first.status, (first.json as { error: { code: string } }).error.code]).toEqual([
       503,
@@ -208,8 +233,12 @@ describe('secret as a function of the request (many tenants on one route)', () =
     expect(first.headers['retry-after']).toBe('30');
     expect(logger.lines.some((l) => l.includes('ECONNREFUSED'))).toBe(true);
     down = false;
+    // The failure is remembered for 2 s: a delivery meanwhile is 503 without a call.
+    const again = await receiver.handle({ rawBody: d.body, headers: d.headers, params: { tenant: 'acme' } });
+    expect([again.status, calls]).toEqual([503, 1]);
+    await clock.advance(2000);
     const second = await receiver.handle({ rawBody: d.body, headers: d.headers, params: { tenant: 'acme' } });
-    expect(second.status).toBe(200);
+    expect([second.status, calls]).toEqual([200, 2]);
   });
 
   it('answers 503 when the function returns something that is not a secret, naming the problem, not the value', async () => {
@@ -247,12 +276,12 @@ describe('secretCache', () => {
     expect(lookups).toEqual(['acme', 'nobody', 'acme']);
   });
 
-  it('keeps at most `max` tenants, dropping the least recently used', async () => {
-    const { receiver, lookups } = app({ secretCache: { max: 2 } });
-    for (const tenant of ['acme', 'globex', 'acme', 'initech', 'acme', 'globex'])
+  it('keeps at most `max` tenants, dropping the least recently used; unknown ones apart', async () => {
+    const { receiver, lookups } = app({ secretCache: { max: 1 } });
+    for (const tenant of ['acme', 'globex', 'acme', 'initech', 'nobody', 'acme', 'initech'])
       await deliver(receiver, tenant);
-    // initech pushed out globex (acme was used more recently), so globex is looked up again.
-    expect(lookups).toEqual(['acme', 'globex', 'initech', 'globex']);
+    // globex pushed out acme; the unknown tenants push out each other, never a known one.
+    expect(lookups).toEqual(['acme', 'globex', 'acme', 'initech', 'nobody', 'initech']);
   });
 
   it('is off with `false`: every delivery looks its tenant up', async () => {

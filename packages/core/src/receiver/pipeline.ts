@@ -134,7 +134,7 @@ export class DeliveryPipeline {
       return await verifyReceived(rawBody, headers, incoming, this.opts, now);
     } catch (error) {
       if (!isWebhookVerificationError(error)) throw error;
-      return this.refusals.refuse(refusal(error.code, error.message), error.message);
+      return this.refusals.refuse(refusal(error.code, error.message), error.detail ?? error.message);
     }
   }
 

@@ -26,19 +26,26 @@ export type { RespondMode, StoreErrorMode };
 export interface ReceiverOptions {
   /**
    * The webhook's `whsec_…` secret. Pass several while rotating: a delivery signed with any is accepted
-   * (`ctx.secretIndex` says which). Many tenants on one route: a function of the request that returns its
+   * (`ctx.secretIndex` says which). Many tenants on one route: a function of `{ tenant }` that returns the
    * tenant's secret or secrets (sync or async), or `undefined`/`null` for an unknown tenant (404
-   * `unknown_tenant`); see `tenant` and `secretCache`.
+   * `unknown_tenant`); see `tenant`, `secretCache` and `secretTimeoutMs`.
    */
   secret: string | readonly string[] | SecretFunction;
   /**
    * With `secret` as a function: what names the tenant, the route parameter's name (default 'tenant', for
-   * `/webhooks/sms/:tenant`) or a function of the request. Handlers get it as `ctx.tenant`, and dedupe and
-   * `order` keys are kept per tenant.
+   * `/webhooks/sms/:tenant`) or a function of the request. It is all the `secret` function gets, and what
+   * its answer is cached under: put whatever chooses the secret in it (`acme:test`). Handlers get it as
+   * `ctx.tenant`, and dedupe and `order` keys are kept per tenant.
    */
   tenant?: TenantOption;
   /** With `secret` as a function: the lookups kept, `{ max, ttlMs }` (default 1000 tenants for 60 s), or `false`. */
   secretCache?: SecretCacheOptions | false;
+  /**
+   * With `secret` as a function: how long one call of it (shared by the tenant's deliveries meanwhile) may
+   * take. Past it the deliveries are 503 `secret_unavailable` with Retry-After, and a later one calls
+   * again. Default 5000; it cannot be turned off.
+   */
+  secretTimeoutMs?: number;
   /** Seconds between the signature's timestamp and now, either way. Default 300 (the spec's value). */
   tolerance?: number;
   /** Where processed event ids are recorded. Default a new `MemoryStore` (one instance only). */
@@ -132,6 +139,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'secret',
   'tenant',
   'secretCache',
+  'secretTimeoutMs',
   'tolerance',
   'store',
   'retainMs',
@@ -248,7 +256,8 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
         options.secret as SecretFunction,
         perTenant.tenant,
         perTenant.cache,
-        () => clock.now(),
+        perTenant.timeoutMs,
+        clock,
         logger,
       ),
     tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),

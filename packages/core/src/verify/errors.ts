@@ -65,11 +65,14 @@ export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
   readonly code: VerificationErrorCode;
   readonly status: number;
+  /** What the receiver's log says of it besides the message, such as why a lookup failed (never a secret). */
+  readonly detail: string | undefined;
 
-  constructor(code: VerificationErrorCode, message: string) {
+  constructor(code: VerificationErrorCode, message: string, detail?: string) {
     super(message);
     this.code = code;
     this.status = STATUS[code];
+    this.detail = detail;
   }
 }
 

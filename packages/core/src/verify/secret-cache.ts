@@ -1,10 +1,9 @@
 /**
- * The tenants' secrets as last looked up, for `ttlMs`, at most `max` of them: the least recently used
- * goes first. Unknown tenants are kept too (as `null`), so that probing one costs what a known one does.
+ * The lookups as last answered, for `ttlMs`, at most `max` of them: the least recently used goes first.
  * A Map keeps insertion order, so moving a hit to the end makes its first key the least recently used.
  */
-export class SecretCache {
-  readonly #entries = new Map<string, { secrets: readonly string[] | null; expiresAt: number }>();
+export class SecretCache<V> {
+  readonly #entries = new Map<string, { value: V; expiresAt: number }>();
 
   constructor(
     readonly max: number,
@@ -12,20 +11,20 @@ export class SecretCache {
     readonly now: () => number,
   ) {}
 
-  /** The cached secrets, `null` for a tenant known to be unknown, `undefined` when not cached (or expired). */
-  get(tenant: string): readonly string[] | null | undefined {
-    const entry = this.#entries.get(tenant);
+  /** The cached value, `undefined` when not cached (or expired). */
+  get(key: string): V | undefined {
+    const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    this.#entries.delete(tenant);
+    this.#entries.delete(key);
     if (entry.expiresAt <= this.now()) return undefined;
-    this.#entries.set(tenant, entry);
-    return entry.secrets;
+    this.#entries.set(key, entry);
+    return entry.value;
   }
 
-  set(tenant: string, secrets: readonly string[] | null): void {
-    this.#entries.delete(tenant);
+  set(key: string, value: V): void {
+    this.#entries.delete(key);
     if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(tenant, { secrets, expiresAt: this.now() + this.ttlMs });
+    this.#entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
   }
 
   get size(): number {

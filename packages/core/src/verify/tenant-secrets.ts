@@ -1,3 +1,4 @@
+import type { Clock } from '../base/clock.js';
 import { describeError } from '../base/describe-error.js';
 import { firstTime } from '../base/log-once.js';
 import type { Logger } from '../base/logger.js';
@@ -17,7 +18,11 @@ export interface SecretRequest {
   readonly path: string | undefined;
 }
 
-export interface TenantRequest extends SecretRequest {
+/**
+ * What a `secret` function gets: the tenant alone, which is what its answer is cached and shared under.
+ * Whatever else chooses the secret (a test-mode route) belongs in the name, through the `tenant` option.
+ */
+export interface TenantRequest {
   /** The tenant named by the request (the `tenant` option: by default the route parameter `tenant`). */
   readonly tenant: string;
 }
@@ -25,10 +30,13 @@ export interface TenantRequest extends SecretRequest {
 /** What a `secret` function returns: the tenant's secret or secrets, or `undefined`/`null` for no such tenant. */
 export type TenantSecretResult = string | readonly string[] | null | undefined;
 
-/** `secret` as a function: the secrets of the request's tenant, looked up as it arrives (sync or async). */
+/** `secret` as a function: the secrets of a tenant, looked up as its delivery arrives (sync or async). */
 export type SecretFunction = (request: TenantRequest) => TenantSecretResult | PromiseLike<TenantSecretResult>;
 
-/** `tenant`: the route parameter that names the tenant, or a function of the request (a header, the path). */
+/**
+ * `tenant`: the route parameter that names the tenant, or a function of the request (a header, the path,
+ * several parameters: `acme:test`). The function answers at once (no promise), so it cannot hang.
+ */
 export type TenantOption = string | ((request: SecretRequest) => string | null | undefined);
 
 /** `secretCache`: how many tenants' secrets are kept, and how long. */
@@ -48,6 +56,13 @@ export interface RequestPlace {
 
 /** A tenant name longer than this is unknown without a lookup (it is request data, kept in the cache). */
 export const MAX_TENANT_LENGTH = 256;
+/** How long a `secret` call may take by default before its delivery is 503 `secret_unavailable`. */
+export const DEFAULT_SECRET_TIMEOUT_MS = 5000;
+/** How long a failed lookup is remembered per tenant: its deliveries are 503 meanwhile, without a call. */
+export const FAILED_LOOKUP_MS = 2000;
+/** How much of a tenant's name, and of a lookup's error, a log line shows: both may be a client's text. */
+const LOGGED_TENANT_CHARS = 64;
+const LOGGED_ERROR_CHARS = 300;
 const NO_PARAMS: Readonly<Record<string, string | readonly string[] | undefined>> = Object.freeze({});
 
 function fail(message: string): never {
@@ -87,8 +102,9 @@ export function checkTenantOptions(options: {
   secret?: unknown;
   tenant?: unknown;
   secretCache?: unknown;
-}): { tenant: TenantOption; cache: Required<SecretCacheOptions> | undefined } | undefined {
-  const { secret, tenant, secretCache } = options;
+  secretTimeoutMs?: unknown;
+}): TenantSettings | undefined {
+  const { secret, tenant, secretCache, secretTimeoutMs } = options;
   if (!isSecretFunction(secret)) {
     // An object of secrets by tenant is the likely mistake here; other values get checkSecrets' message,
     // the one verifyWebhook gives too.
@@ -100,6 +116,7 @@ export function checkTenantOptions(options: {
     for (const [name, value] of [
       ['tenant', tenant],
       ['secretCache', secretCache],
+      ['secretTimeoutMs', secretTimeoutMs],
     ] as const) {
       if (value !== undefined) {
         fail(
@@ -114,7 +131,21 @@ export function checkTenantOptions(options: {
       `\`tenant\` must be the name of the route parameter that names the tenant (such as 'tenant', the default, for /webhooks/sms/:tenant) or a function of the request that returns it, got ${describeValue(tenant)}.`,
     );
   }
-  return { tenant: (tenant as TenantOption | undefined) ?? 'tenant', cache: cacheOption(secretCache) };
+  return {
+    tenant: (tenant as TenantOption | undefined) ?? 'tenant',
+    cache: cacheOption(secretCache),
+    timeoutMs: positiveOption('secretTimeoutMs', secretTimeoutMs, DEFAULT_SECRET_TIMEOUT_MS, {
+      integer: true,
+      unit: `milliseconds, such as ${DEFAULT_SECRET_TIMEOUT_MS} (the default); it cannot be turned off, since a lookup that never answers would hold every delivery of its tenant`,
+    }),
+  };
+}
+
+/** The tenant options as checked at start-up. */
+export interface TenantSettings {
+  tenant: TenantOption;
+  cache: Required<SecretCacheOptions> | undefined;
+  timeoutMs: number;
 }
 
 function cacheOption(value: unknown): Required<SecretCacheOptions> | undefined {
@@ -149,13 +180,59 @@ export type TenantLookup =
   | { readonly tenant: string; readonly secrets: readonly string[] }
   | { readonly tenant: string | undefined; readonly secrets: undefined };
 
+/** Request text as a log line shows it: at most `max` characters, control characters escaped. */
+function printable(text: string, max: number): string {
+  return escapeControls(text.length > max ? `${text.slice(0, max)}…` : text);
+}
+
+/** `\uXXXX` for C0 and C1 controls, DEL, line separators, bidi overrides and lone surrogates. */
+function escapeControls(text: string): string {
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to escape.
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** A tenant's name in a log line: cut to LOGGED_TENANT_CHARS, in JSON quotes. */
+function quoted(tenant: string): string {
+  const cut = tenant.length > LOGGED_TENANT_CHARS ? `${tenant.slice(0, LOGGED_TENANT_CHARS)}…` : tenant;
+  return escapeControls(JSON.stringify(cut));
+}
+
+const MOVED = ['params', 'headers', 'path'] as const;
+
+/**
+ * What the `secret` function gets: `{ tenant }`. Reading the request's other parts (which it once got)
+ * throws, saying where they went, so an old function fails loudly (503) instead of being cached wrongly.
+ */
+function lookupRequest(tenant: string): TenantRequest {
+  const request = { tenant };
+  for (const name of MOVED) {
+    Object.defineProperty(request, name, {
+      enumerable: false,
+      get() {
+        throw new TypeError(
+          `sms-webhooks: the \`secret\` function gets only { tenant }, the key its answer is cached under, so \`${name}\` is not passed; name what chooses the secret in \`tenant\`, e.g. tenant: ({ params }) => \`\${params.tenant}:\${params.mode}\``,
+        );
+      },
+    });
+  }
+  return Object.freeze(request);
+}
+
 /**
  * The receiver's `secret` function with its cache: which tenant a request names and that tenant's
- * secrets. Concurrent lookups of one tenant share one call. A function that throws, rejects or returns
- * something that is not a secret is `secret_unavailable` (503, so the service retries), and never cached.
+ * secrets. Concurrent lookups of one tenant share one call, held to `timeoutMs`. A function that throws,
+ * rejects, answers late or returns something that is not a secret is `secret_unavailable` (503, so the
+ * service retries), remembered for FAILED_LOOKUP_MS so that repeating a name costs one call. The function
+ * gets the tenant alone, so what it answers depends on nothing the cache does not key on.
  */
 export class TenantSecrets {
-  readonly #cache: SecretCache | undefined;
+  /** Known tenants' secrets, and unknown tenants apart: made-up names never push a known tenant out. */
+  readonly #known: SecretCache<readonly string[]> | undefined;
+  readonly #unknown: SecretCache<null> | undefined;
+  readonly #failed: SecretCache<string>;
   readonly #pending = new Map<string, Promise<readonly string[] | null>>();
   #dummy: readonly string[] | undefined;
 
@@ -163,10 +240,14 @@ export class TenantSecrets {
     readonly secretOf: SecretFunction,
     readonly tenantOption: TenantOption,
     cache: Required<SecretCacheOptions> | undefined,
-    now: () => number,
+    readonly timeoutMs: number,
+    readonly clock: Clock,
     readonly logger: Logger,
   ) {
-    this.#cache = cache === undefined ? undefined : new SecretCache(cache.max, cache.ttlMs, now);
+    const now = () => clock.now();
+    this.#known = cache && new SecretCache(cache.max, cache.ttlMs, now);
+    this.#unknown = cache && new SecretCache(cache.max, cache.ttlMs, now);
+    this.#failed = new SecretCache(cache?.max ?? 1000, FAILED_LOOKUP_MS, now);
   }
 
   /**
@@ -183,8 +264,14 @@ export class TenantSecrets {
     const request: SecretRequest = { params: place.params ?? NO_PARAMS, headers, path: pathOf(place.url) };
     const tenant = this.#tenantOf(request);
     if (tenant === undefined) return { tenant, secrets: undefined };
-    let secrets = this.#cache?.get(tenant);
-    if (secrets === undefined) secrets = await this.#fetch(tenant, request);
+    let secrets = this.#known?.get(tenant) ?? this.#unknown?.get(tenant);
+    if (secrets === undefined) {
+      const failed = this.#failed.get(tenant);
+      if (failed !== undefined) {
+        throw unavailable(`${failed} (less than ${FAILED_LOOKUP_MS / 1000} s ago; not asked again yet)`);
+      }
+      secrets = await this.#fetch(tenant);
+    }
     return secrets === null ? { tenant, secrets: undefined } : { tenant, secrets };
   }
 
@@ -196,58 +283,111 @@ export class TenantSecrets {
       if (tenant === undefined && firstTime(this, 'tenant parameter hint')) {
         const names = Object.keys(request.params);
         this.logger.error(
-          `sms-webhooks: the request has no route parameter \`${option}\` to name its tenant (its parameters: ${names.length > 0 ? names.join(', ') : 'none'}), so it was answered 404 unknown_tenant. Name the route's parameter :${option} (/webhooks/sms/:${option}), check that the adapter passes the route's parameters (see its README), or set the receiver's \`tenant\` option.`,
+          `sms-webhooks: the request has no route parameter \`${option}\` to name its tenant (its parameters: ${names.length > 0 ? printable(names.join(', '), 200) : 'none'}), so it was answered 404 unknown_tenant. Name the route's parameter :${option} (/webhooks/sms/:${option}), check that the adapter passes the route's parameters (see its README), or set the receiver's \`tenant\` option.`,
         );
       }
     } else {
       try {
         tenant = option(request);
       } catch (error) {
-        throw this.#unavailable(`the \`tenant\` function threw: ${describeError(error)}`);
+        throw unavailable(
+          `the \`tenant\` function threw: ${printable(describeError(error), LOGGED_ERROR_CHARS)}`,
+        );
+      }
+      if (typeof (tenant as PromiseLike<unknown> | null)?.then === 'function') {
+        (tenant as PromiseLike<unknown>).then(undefined, () => {});
+        throw unavailable(
+          'the `tenant` function returned a promise: it must return the name at once (a function of params, headers or path); look things up in `secret`, which is held to `secretTimeoutMs`',
+        );
       }
     }
     if (typeof tenant !== 'string' || tenant === '' || tenant.length > MAX_TENANT_LENGTH) return undefined;
     return tenant;
   }
 
-  #fetch(tenant: string, request: SecretRequest): Promise<readonly string[] | null> {
+  /** The tenant's call in progress, or a new one; dropped from the map once it settles or times out. */
+  #fetch(tenant: string): Promise<readonly string[] | null> {
     let pending = this.#pending.get(tenant);
     if (pending === undefined) {
-      pending = this.#call(tenant, request).finally(() => this.#pending.delete(tenant));
-      this.#pending.set(tenant, pending);
+      const call = this.#call(tenant);
+      pending = call;
+      const drop = () => {
+        if (this.#pending.get(tenant) === call) this.#pending.delete(tenant);
+      };
+      call.then(drop, drop);
+      this.#pending.set(tenant, call);
     }
     return pending;
   }
 
-  async #call(tenant: string, request: SecretRequest): Promise<readonly string[] | null> {
-    let result: TenantSecretResult;
+  #call(tenant: string): Promise<readonly string[] | null> {
+    const answer = (async () => this.secretOf(lookupRequest(tenant)))();
+    return new Promise((resolve, reject) => {
+      let over = false;
+      const cancel = this.clock.setTimer(() => {
+        over = true;
+        reject(
+          this.#failure(
+            tenant,
+            `the \`secret\` function did not answer for tenant ${quoted(tenant)} within ${this.timeoutMs} ms (secretTimeoutMs)`,
+          ),
+        );
+      }, this.timeoutMs);
+      // A late answer of a call that timed out is dropped: a newer call may have answered since.
+      answer.then(
+        (result) => {
+          if (over) return;
+          cancel();
+          try {
+            resolve(this.#accept(tenant, result));
+          } catch (error) {
+            reject(error);
+          }
+        },
+        (error: unknown) => {
+          if (over) return;
+          cancel();
+          reject(
+            this.#failure(
+              tenant,
+              `the \`secret\` function failed for tenant ${quoted(tenant)}: ${printable(describeError(error), LOGGED_ERROR_CHARS)}`,
+            ),
+          );
+        },
+      );
+    });
+  }
+
+  #accept(tenant: string, result: TenantSecretResult): readonly string[] | null {
+    if (result === undefined || result === null) {
+      this.#unknown?.set(tenant, null);
+      return null;
+    }
+    let secrets: readonly string[];
     try {
-      result = await this.secretOf({ ...request, tenant });
+      secrets = checkSecrets(result);
     } catch (error) {
-      throw this.#unavailable(
-        `the \`secret\` function failed for tenant ${JSON.stringify(tenant)}: ${describeError(error)}`,
+      // The check's messages name the problem and never the secret.
+      throw this.#failure(
+        tenant,
+        `the \`secret\` function returned no usable secret for tenant ${quoted(tenant)}: ${describeError(error)}`,
       );
     }
-    let secrets: readonly string[] | null = null;
-    if (result !== undefined && result !== null) {
-      try {
-        secrets = checkSecrets(result);
-      } catch (error) {
-        // The check's messages name the problem and never the secret.
-        throw this.#unavailable(
-          `the \`secret\` function returned no usable secret for tenant ${JSON.stringify(tenant)}: ${describeError(error)}`,
-        );
-      }
-    }
-    this.#cache?.set(tenant, secrets);
+    this.#known?.set(tenant, secrets);
     return secrets;
   }
 
-  #unavailable(detail: string): WebhookVerificationError {
-    this.logger.error(`sms-webhooks: answering 503 secret_unavailable, ${detail}`);
-    return new WebhookVerificationError(
-      'secret_unavailable',
-      'The webhook secret could not be looked up; retry later.',
-    );
+  #failure(tenant: string, detail: string): WebhookVerificationError {
+    this.#failed.set(tenant, detail);
+    return unavailable(detail);
   }
+}
+
+/** 503 `secret_unavailable`; `detail` goes to the sampled refusal log (bounded and escaped before). */
+function unavailable(detail: string): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'secret_unavailable',
+    'The webhook secret could not be looked up; retry later.',
+    detail,
+  );
 }
