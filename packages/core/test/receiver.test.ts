@@ -228,6 +228,38 @@ describe('receiver.handle', () => {
     expect(error.errors.map((e) => (e as Error).message)).toEqual(['a failed', 'b failed']);
   });
 
+  // A stack is not a secret: without it a handler's TypeError says neither file nor line.
+  it('logs a handler failure with its stack when there is no onError hook', async () => {
+    const logger = quiet();
+    const r = createReceiver({ secret, logger, respond: 'after-handlers', retry: false });
+    r.on('message.delivered', (event) => {
+      (event.data as unknown as { missing: { id: string } }).missing.id;
+    });
+    const d = deliver();
+    expect((await r.handle({ rawBody: d.body, headers: d.headers })).status).toBe(500);
+    const [line] = logger.lines.filter((l) => l.includes('handler failed'));
+    expect(line).toMatch(/^error sms-webhooks: 1 handler failed for message\.delivered evt_\w+: /);
+    expect(line).toContain('\nTypeError: Cannot read properties of undefined');
+    expect(line).toMatch(/\n {4}at .*receiver\.test\.ts:\d+:\d+/);
+  });
+
+  it('logs an onError hook that throws with its stack', async () => {
+    const logger = quiet();
+    const r = createReceiver({ secret, logger, respond: 'after-handlers', retry: false });
+    r.on('message.delivered', () => {
+      throw new Error('boom');
+    });
+    r.onError(() => {
+      throw new RangeError('hook threw');
+    });
+    const d = deliver();
+    await r.handle({ rawBody: d.body, headers: d.headers });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(logger.text()).toMatch(
+      /an onError hook failed: RangeError: hook threw\n {4}at .*receiver\.test\.ts:\d+/,
+    );
+  });
+
   it('keeps working when an onError hook throws or rejects', async () => {
     const logger = quiet();
     const r = createReceiver({ secret, logger });

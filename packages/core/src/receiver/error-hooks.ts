@@ -1,7 +1,7 @@
 import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
 import { optionError } from '../base/option-checks.js';
-import type { WebhookHandlerError } from './handler-error.js';
+import { HandlerTimeoutError, type WebhookHandlerError } from './handler-error.js';
 
 export type ErrorHandler = (error: WebhookHandlerError) => unknown;
 
@@ -19,7 +19,9 @@ export class ErrorHooks {
   /** Hooks are contained: one that throws or rejects is logged, never rethrown. */
   report(error: WebhookHandlerError): void {
     if (this.#hooks.length === 0) {
-      this.logger.error(`sms-webhooks: ${error.message}`);
+      // With each handler's stack, so the log says where it failed; a time-out's stack is only ours.
+      const stacks = error.errors.map((e) => (e instanceof HandlerTimeoutError ? '' : `\n${withStack(e)}`));
+      this.logger.error(`sms-webhooks: ${error.message}${stacks.join('')}`);
       return;
     }
     this.callEach('onError', this.#hooks, error);
@@ -37,6 +39,14 @@ export class ErrorHooks {
   }
 
   hookFailed(name: string, error: unknown): void {
-    this.logger.error(`sms-webhooks: an ${name} hook failed: ${describeError(error)}`);
+    this.logger.error(`sms-webhooks: an ${name} hook failed: ${withStack(error)}`);
   }
+}
+
+/** An error with its stack and its causes' (the stack starts with name and message), else as one line. */
+function withStack(error: unknown, depth = 0): string {
+  if (!(error instanceof Error) || !error.stack) return describeError(error);
+  const cause =
+    error.cause !== undefined && depth < 3 ? `\nCaused by: ${withStack(error.cause, depth + 1)}` : '';
+  return `${error.stack}${cause}`;
 }
