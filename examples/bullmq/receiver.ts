@@ -33,9 +33,16 @@ app.get('/health', (_req, res) => {
   const ok = redis.status === 'ready' && queueReady;
   res.status(ok ? 200 : 503).json({ ok, redis: redis.status, queue: queueReady ? 'ready' : 'connecting' });
 });
-const server = app.listen(Number(process.env.PORT ?? 3000), () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(`receiver listening on http://localhost:${port}/webhooks/sms`);
+const port = Number(process.env.PORT ?? 3000);
+// Express 5 hands the listen error to the callback; address() is null then.
+const server = app.listen(port, (error) => {
+  if (error) {
+    console.error(`receiver cannot listen on port ${port} (${error.message}): set PORT to a free port`);
+    process.exit(1);
+  }
+  console.log(
+    `receiver listening on http://localhost:${(server.address() as AddressInfo).port}/webhooks/sms`,
+  );
 });
 
 async function shutdown(): Promise<void> {

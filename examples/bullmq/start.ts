@@ -46,6 +46,12 @@ function run(
   };
   child.stdout?.on('data', print);
   child.stderr?.on('data', print);
+  // One piece gone (a receiver whose port is taken, say) stops the rest, once its last line is printed.
+  child.once('close', (code) => {
+    if (stopping) return;
+    console.error(`[start] ${name} exited with code ${code}; stopping`);
+    void stopAll(code || 1);
+  });
   return child;
 }
 

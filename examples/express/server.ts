@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 
@@ -16,10 +17,15 @@ const { server, receiver } = createApp({
   secret,
   slowHandlerMs: Number(process.env.EXAMPLE_SLOW_HANDLER_MS ?? 0),
 });
-server.listen(Number(process.env.PORT ?? 3000), () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(`example-express listening on http://localhost:${port}/webhooks/sms`);
+const port = Number(process.env.PORT ?? 3000);
+server.listen(port);
+await once(server, 'listening').catch((error: Error) => {
+  console.error(`example-express cannot listen on port ${port} (${error.message}): set PORT to a free port`);
+  process.exit(1);
 });
+console.log(
+  `example-express listening on http://localhost:${(server.address() as AddressInfo).port}/webhooks/sms`,
+);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -15,10 +15,15 @@ const { app, receiver } = await createApp({
   secret,
   slowHandlerMs: Number(process.env.EXAMPLE_SLOW_HANDLER_MS ?? 0),
 });
-await app.listen({ port: Number(process.env.PORT ?? 3001), host: process.env.HOST ?? '0.0.0.0' });
+const port = Number(process.env.PORT ?? 3001);
+await app.listen({ port, host: process.env.HOST ?? '0.0.0.0' }).catch((error: Error) => {
+  console.error(`example-fastify cannot listen on port ${port} (${error.message}): set PORT to a free port`);
+  process.exit(1);
+});
 const address = app.server.address();
-const port = typeof address === 'object' && address ? address.port : process.env.PORT;
-console.log(`example-fastify listening on http://localhost:${port}/webhooks/sms`);
+console.log(
+  `example-fastify listening on http://localhost:${typeof address === 'object' && address ? address.port : port}/webhooks/sms`,
+);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -31,9 +31,16 @@ app.get('/health', (_req, res) => {
   res.json({ ok: true });
 });
 
-const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(`listening on http://127.0.0.1:${port}/webhooks/sms (${client})`);
+const port = Number(process.env.PORT ?? 3000);
+// Express 5 hands the listen error to the callback; address() is null then.
+const server = app.listen(port, '127.0.0.1', (error) => {
+  if (error) {
+    console.error(`cannot listen on port ${port} (${error.message}): set PORT to a free port`);
+    process.exit(1);
+  }
+  console.log(
+    `listening on http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/sms (${client})`,
+  );
 });
 
 async function shutdown(): Promise<void> {

@@ -13,6 +13,7 @@ it.each([
   async (_label, secret) => {
     const env = { ...process.env };
     delete env.REDIS_URL;
+    delete env.PORT;
     delete env.SMS_WEBHOOK_SECRET;
     if (secret !== undefined) env.SMS_WEBHOOK_SECRET = secret;
     const child = spawn(process.execPath, ['--import', 'tsx', 'start.ts'], { cwd: here, env });

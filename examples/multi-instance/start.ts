@@ -31,7 +31,8 @@ function startInstance(name: string, client: string, port: number, redisUrl: str
     };
     child.stdout?.on('data', print);
     child.stderr?.on('data', print);
-    child.once('exit', (code) => reject(new Error(`instance ${name} exited with code ${code}`)));
+    // 'close', not 'exit': its last lines (why it could not start) are printed first.
+    child.once('close', (code) => reject(new Error(`instance ${name} exited with code ${code}`)));
   });
 }
 
@@ -65,9 +66,11 @@ async function main(): Promise<boolean> {
     redisUrl = redis.url;
   }
   console.log(`[start] redis at ${redisUrl}`);
+  // PORT and the port after it when PORT is set, else two free ports.
+  const first = process.env.PORT ? Number(process.env.PORT) : undefined;
   const [a, b] = await Promise.all([
-    startInstance('a', 'ioredis', await freePort(), redisUrl),
-    startInstance('b', 'node-redis', await freePort(), redisUrl),
+    startInstance('a', 'ioredis', first ?? (await freePort()), redisUrl),
+    startInstance('b', 'node-redis', first === undefined ? await freePort() : first + 1, redisUrl),
   ]);
 
   const events = Array.from({ length: EVENTS }, (_, i) =>

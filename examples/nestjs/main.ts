@@ -17,10 +17,15 @@ const { app, receiver } = await createApp({
   platform,
   slowHandlerMs: Number(process.env.EXAMPLE_SLOW_HANDLER_MS ?? 0),
 });
-await app.listen(Number(process.env.PORT ?? 3003), process.env.HOST ?? '0.0.0.0');
+const port = Number(process.env.PORT ?? 3003);
+await app.listen(port, process.env.HOST ?? '0.0.0.0').catch((error: Error) => {
+  console.error(`example-nestjs cannot listen on port ${port} (${error.message}): set PORT to a free port`);
+  process.exit(1);
+});
 const address = app.getHttpServer().address();
-const port = typeof address === 'object' && address ? address.port : process.env.PORT;
-console.log(`example-nestjs (${platform}) listening on http://localhost:${port}/webhooks/sms`);
+console.log(
+  `example-nestjs (${platform}) listening on http://localhost:${typeof address === 'object' && address ? address.port : port}/webhooks/sms`,
+);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { setUpTelemetry } from './telemetry.js';
@@ -15,12 +16,17 @@ if (!secret) {
 }
 
 const { server, receiver } = createApp({ secret, prometheus: telemetry.prometheus });
-server.listen(Number(process.env.PORT ?? 3000), process.env.HOST, () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(
-    `example-observability listening on http://localhost:${port}/webhooks/sms (metrics on /metrics)`,
+const port = Number(process.env.PORT ?? 3000);
+server.listen(port, process.env.HOST);
+await once(server, 'listening').catch((error: Error) => {
+  console.error(
+    `example-observability cannot listen on port ${port} (${error.message}): set PORT to a free port`,
   );
+  process.exit(1);
 });
+console.log(
+  `example-observability listening on http://localhost:${(server.address() as AddressInfo).port}/webhooks/sms (metrics on /metrics)`,
+);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { createApp, migrate } from './app.js';
@@ -14,10 +15,15 @@ pool.on('error', (error) => console.error(`idle database connection failed: ${er
 await migrate(pool);
 
 const { server, receiver } = createApp({ secret, pool });
-server.listen(Number(process.env.PORT ?? 3000), () => {
-  const { port } = server.address() as AddressInfo;
-  console.log(`example-postgres listening on http://localhost:${port}/webhooks/sms (rows: GET /messages)`);
+const port = Number(process.env.PORT ?? 3000);
+server.listen(port);
+await once(server, 'listening').catch((error: Error) => {
+  console.error(`example-postgres cannot listen on port ${port} (${error.message}): set PORT to a free port`);
+  process.exit(1);
 });
+console.log(
+  `example-postgres listening on http://localhost:${(server.address() as AddressInfo).port}/webhooks/sms (rows: GET /messages)`,
+);
 
 async function shutdown(): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));

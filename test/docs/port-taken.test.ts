@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
+import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
+import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlocks } from './markdown-blocks.js';
+import { root, runBlock } from './run-blocks.js';
+
+// The README's first receiver and every example that listens, started with the port in PORT already
+// taken: each must exit non-zero at once with a line that names the port and says to set PORT, rather
+// than print "listening" and exit 0, crash on a null address, or wait for a health check.
+
+/** A port held by this process on every address (`::`, dual-stack), as another app on it would. */
+async function takePort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  return { port: (server.address() as { port: number }).port, server };
+}
+
+function expectLoudFailure(result: Finished, port: number): void {
+  const output = `${result.stdout}${result.stderr}`;
+  expect(result.code, output).not.toBe(0);
+  expect(result.code, output).not.toBeNull();
+  // The line names the port and what to do about it.
+  expect(output).toMatch(new RegExp(`^.*\\bport ${port}\\b.*\\bset PORT\\b.*$`, 'm'));
+  expect(output).not.toMatch(new RegExp(`listening on\\D*${port}\\b`));
+  expect(output).not.toMatch(/Cannot destructure/);
+}
+
+let redis: RedisServer;
+let db: TestDatabase;
+beforeAll(async () => {
+  redis = await startRedisServer();
+  db = await createDatabase('port_taken');
+});
+afterAll(async () => {
+  await redis?.stop();
+  await db?.drop();
+});
+
+it('README.md: the first receiver exits non-zero and says to set PORT', async () => {
+  const block = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8')).find(
+    (b) => b.section === 'Your first receiver' && b.lang === 'ts',
+  )!;
+  const { port, server } = await takePort();
+  try {
+    const env = { PORT: String(port), SMS_WEBHOOK_SECRET: 'whsec_docs_port_taken_0123456789abcdef' };
+    expectLoudFailure(await runBlock(block, block.code, env, 30_000), port);
+  } finally {
+    server.close();
+  }
+}, 40_000);
+
+/** Each example's program that listens on PORT, with what else it needs to get as far as listening. */
+const EXAMPLES: Array<[example: string, file: string, env?: () => Record<string, string>]> = [
+  ['express', 'server.ts'],
+  ['fastify', 'server.ts'],
+  ['koa', 'server.ts'],
+  ['hono', 'server.ts'],
+  ['nestjs', 'main.ts'],
+  ['nestjs', 'main.ts', () => ({ EXAMPLE_PLATFORM: 'fastify' })],
+  ['observability', 'server.ts'],
+  ['postgres', 'server.ts', () => ({ DATABASE_URL: db.url })],
+  ['multi-instance', 'instance.ts', () => ({ REDIS_URL: redis.url })],
+  ['multi-instance', 'start.ts', () => ({ REDIS_URL: redis.url })],
+  ['bullmq', 'receiver.ts', () => ({ REDIS_URL: redis.url })],
+  ['bullmq', 'start.ts', () => ({ REDIS_URL: redis.url })],
+  ['rabbitmq', 'receiver.ts', () => ({ REDIS_URL: redis.url })],
+  ['rabbitmq', 'start.ts', () => ({ REDIS_URL: redis.url })],
+];
+
+describe.each(EXAMPLES)('examples/%s/%s', (example, file, extra) => {
+  it('exits non-zero at once and says to set PORT', async () => {
+    const { port, server } = await takePort();
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, ...extra?.(), PORT: String(port) };
+      delete env.HOST; // every address: the one taken
+      const child = spawn(process.execPath, ['--import', 'tsx', file], {
+        cwd: join(root, 'examples', example),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const result = await collectOutput(child).finally(() => clearTimeout(timer));
+      expectLoudFailure(result, port);
+    } finally {
+      server.close();
+    }
+  }, 40_000);
+});
