@@ -18,8 +18,11 @@ export function appErrorCode(responseBody: string): string | undefined {
   return typeof candidate === 'string' && /^[\w.-]{1,64}$/.test(candidate) ? candidate : undefined;
 }
 
-/** What a refusal most likely means for someone running `listen`, or undefined when there is nothing to add. */
-export function attemptHint(report: AttemptReport): string | undefined {
+/**
+ * What a refusal most likely means for someone running `listen`, or undefined when there is nothing to add.
+ * `on`: where it is read; the terminal shows the secret a few lines up, the inspector page does not.
+ */
+export function attemptHint(report: AttemptReport, on: 'terminal' | 'page' = 'terminal'): string | undefined {
   const url = new URL(report.url);
   const where = `${url.pathname} on ${url.host}`;
   if (report.statusCode === 404) {
@@ -30,7 +33,9 @@ export function attemptHint(report: AttemptReport): string | undefined {
   }
   switch (appErrorCode(report.responseBody)) {
     case 'signature_mismatch':
-      return 'is the app using the secret above (SMS_WEBHOOK_SECRET)?';
+      return on === 'terminal'
+        ? 'is the app using the secret above (SMS_WEBHOOK_SECRET)?'
+        : 'is the app using the secret `sms-webhooks listen` printed when it started (its SMS_WEBHOOK_SECRET)?';
     case 'signature_missing':
       return 'the app saw no X-Service-Signature header: does a proxy in front of it drop it?';
     case 'timestamp_out_of_tolerance':

@@ -3,7 +3,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AttemptReport } from '@sms-webhooks/emulator';
 import { type BrowserContext, chromium } from 'playwright-core';
+import { startInspector } from '../src/inspector/inspector-server.js';
+import { InspectorState } from '../src/inspector/inspector-state.js';
 import { listenInProcess } from './in-process-listen.js';
 import { type App, startApp } from './receiving-app.js';
 
@@ -132,6 +135,8 @@ describe('listen --ui in Chromium', () => {
     expect(id).toMatch(/^evt_/);
     expect(await row.getAttribute('data-event-id')).toBe(id);
     expect(await row.getAttribute('data-state')).toBe('delivered');
+    // The list says what its status alone would hide: the app refused it once before accepting it.
+    expect(await row.locator('.mark').textContent()).toBe('accepted after 1 refusal');
     // The body, pretty-printed.
     expect(await detail.locator('pre.body').textContent()).toMatch(new RegExp(`^\\{\\n  "id": "${id}",\\n`));
     const headers = await detail.locator('pre.request-headers').first().textContent();
@@ -267,5 +272,108 @@ describe('listen --ui in Chromium', () => {
         .end();
     });
     expect(rebound).toBe(403);
+  });
+});
+
+/** One attempt at `attempt` of `eventId`, answered `status` with `body`. */
+function attempt(eventId: string, n: number, status: number, body: string, retrying = false): AttemptReport {
+  return {
+    webhookId: 'wh_page',
+    url: 'http://127.0.0.1:3000/webhooks/sms',
+    eventId,
+    eventType: 'message.delivered',
+    attempt: n,
+    statusCode: status,
+    error: null,
+    delivered: status < 300,
+    responseBody: body,
+    requestHeaders: {},
+    requestBody: JSON.stringify({ id: eventId }),
+    nextAttemptAt: retrying ? Date.now() + 60_000 : null,
+    startedAt: Date.now(),
+    durationMs: 3,
+  };
+}
+
+// The page's own reading of a session, from a state filled here: which events were retried or refused
+// before they were accepted, which one it opens on, and a hint written for a page, not a terminal.
+describe('the inspector page over a known session', () => {
+  const MISMATCH = '{"error":{"code":"signature_mismatch","message":"no signature matches"}}';
+  const OK = '{"received":true}';
+  let state: InspectorState;
+  let inspector: Awaited<ReturnType<typeof startInspector>>;
+
+  beforeAll(async () => {
+    state = new InspectorState(1);
+    // Oldest first: one accepted at once, one refused then accepted, one refused twice and still retrying.
+    state.record(attempt('evt_first_try', 1, 200, OK));
+    state.record(attempt('evt_recovered', 1, 400, MISMATCH, true));
+    state.record(attempt('evt_recovered', 2, 200, OK));
+    state.record(attempt('evt_still_failing', 1, 500, '{"error":"down"}', true));
+    state.record(attempt('evt_still_failing', 2, 400, MISMATCH, true));
+    state.record(attempt('evt_newest', 1, 200, OK));
+    inspector = await startInspector({
+      state,
+      apiBase: 'http://127.0.0.1:9/',
+      events: ['message.delivered'],
+      scenario: () => ({ path: '/', body: {} }),
+      port: 0,
+    });
+  });
+  afterAll(() => inspector?.close());
+
+  it('opens on the newest event, and a new event keeps the one the reader chose', async () => {
+    const page = await browser.newPage();
+    await page.goto(inspector.url);
+    await page.locator('#status.live').waitFor();
+    const detail = page.locator('#detail article.event');
+    await detail.waitFor();
+    expect(await detail.getAttribute('data-event-id')).toBe('evt_newest');
+    expect(await page.locator('#events li.row').first().getAttribute('aria-selected')).toBe('true');
+    await page.locator('#events li.row[data-event-id="evt_recovered"]').click();
+    state.record(attempt('evt_later', 1, 200, OK));
+    await page.locator('#events li.row[data-event-id="evt_later"]').waitFor();
+    expect(await detail.getAttribute('data-event-id')).toBe('evt_recovered');
+    await page.close();
+  });
+
+  it('marks in the list the events retried and those refused before they were accepted', async () => {
+    const page = await browser.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(inspector.url);
+    await page.locator('#status.live').waitFor();
+    const row = (id: string) => page.locator(`#events li.row[data-event-id="${id}"]`);
+    await row('evt_first_try').waitFor();
+    expect(await row('evt_first_try').locator('.mark').count()).toBe(0);
+    expect(await row('evt_newest').locator('.mark').count()).toBe(0);
+    const recovered = row('evt_recovered').locator('.mark');
+    expect(await recovered.getAttribute('data-mark')).toBe('recovered');
+    expect(await recovered.textContent()).toBe('accepted after 1 refusal');
+    const failing = row('evt_still_failing').locator('.mark');
+    expect(await failing.getAttribute('data-mark')).toBe('retried');
+    expect(await failing.textContent()).toBe('2 attempts');
+    // The marks fit the narrow list, beside the event's id.
+    for (const mark of [recovered, failing]) {
+      const box = (await mark.boundingBox())!;
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    // A retry that is accepted turns "retried" into "accepted after 2 refusals", live.
+    state.record(attempt('evt_still_failing', 3, 200, OK));
+    await vi.waitFor(async () => expect(await failing.textContent()).toBe('accepted after 2 refusals'));
+    await page.close();
+  });
+
+  it('says, beside a refused signature, where the secret to use was printed', async () => {
+    const page = await browser.newPage();
+    await page.goto(inspector.url);
+    await page.locator('#events li.row[data-event-id="evt_recovered"]').click();
+    const hint = page.locator('#detail tr.more .hint').first();
+    await hint.waitFor();
+    const text = (await hint.textContent())!;
+    expect(text).not.toMatch(/\babove\b/);
+    expect(text).toBe(
+      '↳ is the app using the secret `sms-webhooks listen` printed when it started (its SMS_WEBHOOK_SECRET)?',
+    );
+    await page.close();
   });
 });

@@ -93,7 +93,7 @@ export class InspectorState {
       response_body: report.responseBody,
       request_headers: report.requestHeaders ?? {},
       next_attempt_at: report.nextAttemptAt === null ? null : new Date(report.nextAttemptAt).toISOString(),
-      hint: report.delivered ? null : (attemptHint(report) ?? null),
+      hint: report.delivered ? null : (attemptHint(report, 'page') ?? null),
     });
     event.attempt_count += 1;
     if (event.attempts.length > MAX_ATTEMPTS_KEPT)

@@ -69,6 +69,9 @@ main { display: grid; grid-template-columns: minmax(18em, 26em) minmax(0, 1fr); 
 .row .type { font-weight: 600; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .row .time { color: #666; font-size: .85em; text-align: right; }
 .row .id { grid-column: 2 / span 2; font: .85em ui-monospace, monospace; color: #555; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.row:has(.mark) .id { grid-column: 2; }
+.row .mark { grid-column: 3; font-size: .78em; text-align: right; white-space: nowrap; align-self: center; }
+.mark.recovered { color: #8a5a00; } .mark.retried { color: #44546a; }
 .badge { display: inline-block; text-align: center; font-size: .78em; font-weight: 600; padding: .1em .45em; border-radius: 1em; background: #e8f5e9; color: #137333; }
 .badge.duplicate, .badge.ignored, .badge.stale { background: #eef1f5; color: #44546a; }
 .badge.retrying { background: #fff4e0; color: #8a5a00; }
@@ -137,6 +140,16 @@ function statusOf(event) {
   if (!last) return 'retrying';
   if (last.outcome !== 'failed') return last.outcome;
   return last.next_attempt_at ? 'retrying' : 'failed';
+}
+
+// Refused before it was accepted, or tried more than once: what the list's status alone hides.
+function markOf(event) {
+  const last = event.attempts[event.attempts.length - 1];
+  const refusals = event.attempts.filter((a) => a !== last && a.outcome === 'failed').length;
+  if (last && last.outcome !== 'failed' && refusals > 0)
+    return { kind: 'recovered', text: 'accepted after ' + refusals + ' refusal' + (refusals === 1 ? '' : 's') };
+  if (event.attempt_count > 1) return { kind: 'retried', text: event.attempt_count + ' attempts' };
+  return null;
 }
 
 function headersText(headers) {
@@ -233,11 +246,13 @@ function select(key) {
 function rowFor(event) {
   const key = keyOf(event);
   const status = statusOf(event);
+  const mark = markOf(event);
   const row = el('li', { class: 'row', 'data-key': key, 'data-event-id': event.id, 'data-state': status, tabindex: '0', 'aria-selected': String(key === selected) },
     el('span', { class: 'badge ' + status, text: status }),
     el('span', { class: 'type', text: event.type }),
     el('span', { class: 'time', text: time(event.attempts[0] ? event.attempts[0].started_at : new Date().toISOString()) }),
-    el('span', { class: 'id', text: event.id }));
+    el('span', { class: 'id', text: event.id }),
+    mark ? el('span', { class: 'mark ' + mark.kind, 'data-mark': mark.kind, text: mark.text }) : null);
   row.addEventListener('click', () => select(key));
   row.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); select(key); } });
   return row;
@@ -269,7 +284,8 @@ function upsert(event, live) {
     if (live && $('list-pane').scrollTop > 4) { unseen += 1; showUnseen(); }
   }
   const empty = $('empty'); if (empty) empty.remove();
-  if (selected === null) select(key);
+  // Opened on the newest (the snapshot's handler picks it); after that, the first live one when none is.
+  if (selected === null && live) select(key);
   else if (selected === key) renderDetail();
   if (isNew) {
     const types = $('filter-type');
@@ -293,7 +309,11 @@ async function start() {
   $('new-events').addEventListener('click', () => { $('list-pane').scrollTo({ top: 0 }); unseen = 0; showUnseen(); });
   $('list-pane').addEventListener('scroll', () => { if ($('list-pane').scrollTop <= 4 && unseen) { unseen = 0; showUnseen(); } });
   const source = new EventSource('/api/stream');
-  source.addEventListener('snapshot', (m) => { for (const e of JSON.parse(m.data).reverse()) upsert(e, false); });
+  source.addEventListener('snapshot', (m) => {
+    const newestFirst = JSON.parse(m.data);
+    for (const e of [...newestFirst].reverse()) upsert(e, false);
+    if (selected === null && newestFirst.length) select(keyOf(newestFirst[0]));
+  });
   source.addEventListener('update', (m) => upsert(JSON.parse(m.data), true));
   source.onopen = () => { $('status').textContent = 'live'; $('status').className = 'live'; };
   source.onerror = () => { $('status').textContent = 'disconnected (is listen still running?)'; $('status').className = 'down'; };
