@@ -1,20 +1,13 @@
 import type { AnyWebhookEvent, DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import {
-  type AdapterReceiver,
-  checkJobOrder,
-  JobOrder,
-  type JobTurn,
-  jitteredWaitMs,
-  LeaseKeeper,
+  createQueueWorker,
   optionError,
-  positiveOption,
-  recordCompletion,
-  toRunHandlers,
+  type QueueWorker,
   type WebhookHandlers,
 } from '@sms-webhooks/core/queue';
 import { type ConnectionOptions, DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
-import { isFinalFailure, reportedError, toHandlerError, toJobError } from './final-failure.js';
-import { DEFAULT_QUEUE_NAME, toHandlerContext, type WebhookJobData } from './job-data.js';
+import { isFinalFailure, reportedError, toJobError } from './final-failure.js';
+import { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 
 export type WebhookJob = Job<WebhookJobData, unknown, string>;
 
@@ -63,25 +56,20 @@ export interface CreateWorkerOptions {
   workerOptions?: Omit<WorkerOptions, 'connection' | 'concurrency' | 'autorun'> & { autorun?: boolean };
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-const DEFAULT_LEASE_MS = 5 * 60 * 1000;
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const OWNER = '@sms-webhooks/bullmq';
 
 /** A BullMQ Worker whose `close()` also waits for the failure reports (release + onError) it started. */
 class WebhookWorker extends Worker<WebhookJobData, unknown, string> {
-  readonly #reports = new Set<Promise<void>>();
-
-  track(report: Promise<void>): void {
-    this.#reports.add(report);
-    report.finally(() => this.#reports.delete(report));
+  constructor(
+    readonly core: QueueWorker<WebhookJob>,
+    ...args: ConstructorParameters<typeof Worker<WebhookJobData, unknown, string>>
+  ) {
+    super(...args);
   }
 
   override async close(force?: boolean): Promise<void> {
     await super.close(force);
-    await Promise.allSettled([...this.#reports]);
+    await this.core.drain();
   }
 }
 
@@ -95,127 +83,28 @@ export function createWorker(
   options: CreateWorkerOptions,
 ): Worker<WebhookJobData, unknown, string> {
   if (typeof options !== 'object' || options === null || options.connection === undefined) {
-    throw optionError(
-      '@sms-webhooks/bullmq',
-      'createWorker needs `connection` (the Redis the queue lives in).',
-    );
+    throw optionError(OWNER, 'createWorker needs `connection` (the Redis the queue lives in).');
   }
-  const run = toRunHandlers(source, '@sms-webhooks/bullmq', { handlerTimeoutMs: options.handlerTimeoutMs });
-  const receiver =
-    typeof (source as AdapterReceiver).runHandlers === 'function' ? (source as AdapterReceiver) : undefined;
-  const store = options.store ?? receiver?.options.store;
-  const retainMs = options.retainMs ?? receiver?.options.retainMs ?? DAY_MS;
-  const leaseMs = positiveOption('leaseMs', options.leaseMs ?? receiver?.options.leaseMs, DEFAULT_LEASE_MS, {
-    owner: '@sms-webhooks/bullmq',
-    integer: true,
-    unit: 'ms',
+  const core = createQueueWorker<WebhookJob>(source, options, {
+    owner: OWNER,
+    claims: 'renew',
+    // A redelivery that claimed after the lease ran out added nothing (the job id exists): its claim
+    // holds the key until it expires, and only the kept BullMQ job stops a second run meanwhile.
+    advice: "raise the receiver's leaseMs above the longest queue wait.",
+    ordered: true,
+    failedFor: (job) => `failed after ${job.attemptsMade} attempt(s) and stays in the failed set`,
   });
-  const logger: Logger = options.logger ?? receiver?.options.logger ?? console;
-  const owner = '@sms-webhooks/bullmq';
-  // Only a receiver with `order` reports stale jobs: its jobs carry versions, so the store must keep them.
-  checkJobOrder(owner, receiver?.reportStale !== undefined, store);
-  const orderWaitMs = positiveOption('orderWaitMs', options.orderWaitMs, 1000, {
-    owner,
-    integer: true,
-    unit: 'ms',
-  });
-  const onStale = options.onStale;
-  const order = new JobOrder<WebhookJob>({
-    store,
-    leaseMs,
-    retainMs,
-    logger,
-    owner,
-    onStale: onStale ?? receiver?.reportStale,
-  });
-  let warnedNoStore = false;
-
-  async function complete(data: WebhookJobData): Promise<void> {
-    if (store !== undefined) {
-      const job = { key: data.claim?.key ?? data.event.id, token: data.claim?.token, eventId: data.event.id };
-      // A redelivery that claimed after the lease ran out added nothing (the job id exists): its claim
-      // holds the key until it expires, and only the kept BullMQ job stops a second run meanwhile.
-      const advice = "raise the receiver's leaseMs above the longest queue wait.";
-      return recordCompletion(store, job, retainMs, logger, '@sms-webhooks/bullmq', advice);
-    }
-    if (data.claim && !warnedNoStore) {
-      warnedNoStore = true;
-      logger.warn(
-        '@sms-webhooks/bullmq: jobs carry dedupe claims but this worker has no `store`; pass the same store the receiver uses.',
-      );
-    }
-  }
-
-  const leases = store === undefined ? undefined : new LeaseKeeper(store, leaseMs, logger);
-
-  /**
-   * Keeps the job's claim alive while its handlers run (release the result when they end). Renewed once
-   * at the start, because its lease has been running since the receiver claimed, through the queue wait;
-   * then every `leaseMs / 3` on the keeper's timer. A claim already gone is left alone: the job runs all
-   * the same, and `recordCompletion` records the outcome afresh.
-   */
-  async function holdClaim({ claim, event }: WebhookJobData) {
-    if (leases === undefined || claim === undefined || store?.renew === undefined) return undefined;
-    try {
-      if (!(await store.renew(claim.key, claim.token, leaseMs))) return undefined;
-    } catch (error) {
-      logger.error(`@sms-webhooks/bullmq: could not renew the claim on ${event.id}: ${describe(error)}`);
-    }
-    return leases.hold(claim.key, claim.token);
-  }
-
-  async function report(job: WebhookJob, error: unknown): Promise<void> {
-    const { event } = job.data;
-    if (options.onError !== undefined) return void (await options.onError(error, job));
-    if (typeof receiver?.reportError === 'function')
-      return receiver.reportError(toHandlerError(error, event));
-    logger.error(
-      `@sms-webhooks/bullmq: ${event.type} ${event.id} failed after ${job.attemptsMade} attempt(s) and stays in the failed set: ${describe(error)}`,
-    );
-  }
-
-  async function giveUp(job: WebhookJob, error: unknown): Promise<void> {
-    const { claim, event } = job.data;
-    if (store && claim) {
-      await Promise.resolve()
-        .then(() => store.release(claim.key, claim.token))
-        .catch((e) => logger.error(`@sms-webhooks/bullmq: could not release ${event.id}: ${describe(e)}`));
-    }
-    await report(job, error).catch((e) =>
-      logger.error(`@sms-webhooks/bullmq: an onError hook failed: ${describe(e)}`),
-    );
-  }
-
   const worker = new WebhookWorker(
+    core,
     options.queue ?? DEFAULT_QUEUE_NAME,
     async (job, token) => {
-      const lease = await holdClaim(job.data);
-      let turn: JobTurn;
-      try {
-        turn = await order.turn(job.data.event, job.data.order, job);
-      } catch (error) {
-        leases?.release(lease);
-        throw error; // the store failed: a failed attempt, retried with backoff
-      }
-      if (turn.action === 'wait') {
+      const outcome = await core.run(job);
+      if (outcome.action === 'wait') {
         // Another job of the object runs: back to the delayed set, without counting an attempt.
-        leases?.release(lease);
-        await job.moveToDelayed(Date.now() + jitteredWaitMs(orderWaitMs), token);
+        await job.moveToDelayed(Date.now() + outcome.waitMs, token);
         throw new DelayedError();
       }
-      if (turn.action === 'run') {
-        try {
-          await run(job.data.event, toHandlerContext(job.data), job.data.traceContext);
-        } catch (error) {
-          await turn.held?.release();
-          throw toJobError(error);
-        } finally {
-          leases?.release(lease);
-        }
-        await turn.held?.complete();
-      } else leases?.release(lease);
-      // Ran, or stale (done for good without running): either way a redelivery of it is a duplicate.
-      await complete(job.data);
+      if (outcome.action === 'failed') throw toJobError(outcome.error); // retried with backoff
     },
     { ...options.workerOptions, connection: options.connection, concurrency: options.concurrency ?? 1 },
   );
@@ -223,9 +112,10 @@ export function createWorker(
   // It is also the only place a job failed without running (stalled too often) becomes visible.
   worker.on('failed', (job, error) => {
     if (job === undefined || job.data?.event === undefined || !isFinalFailure(job, error)) return;
-    worker.track(giveUp(job, reportedError(error)));
+    void core.giveUp(job, reportedError(error));
   });
   // Without a listener an 'error' (Redis gone) would be thrown by the EventEmitter and end the process.
-  worker.on('error', (error) => logger.error(`@sms-webhooks/bullmq: worker error: ${describe(error)}`));
+  const { logger } = core.settings;
+  worker.on('error', (error) => logger.error(`${OWNER}: worker error: ${error.message}`));
   return worker;
 }

@@ -1,13 +1,7 @@
-import { type AnyWebhookEvent, WebhookHandlerError } from '@sms-webhooks/core';
+import { isHandlerError } from '@sms-webhooks/core/queue';
 import { type Job, UnrecoverableError } from 'bullmq';
 
 const isUnrecoverable = (error: unknown) => (error as Error | null)?.name === 'UnrecoverableError';
-
-/** By `code`, not instanceof: core may be loaded twice (ESM and CJS). */
-function isHandlerError(error: unknown): error is WebhookHandlerError {
-  const own = error as Partial<WebhookHandlerError> | null;
-  return own?.code === 'handler_failed' && own.event !== undefined && Array.isArray(own.errors);
-}
 
 /**
  * What the processor throws to BullMQ. Handler failures arrive gathered in one WebhookHandlerError,
@@ -40,9 +34,4 @@ export function isFinalFailure(
   if (job.finishedOn !== undefined && job.finishedOn !== null) return true;
   if (isUnrecoverable(error)) return true;
   return job.attemptsMade >= (job.opts.attempts ?? 1);
-}
-
-/** The error as the receiver's onError hooks expect it: handler failures pass through, others are wrapped. */
-export function toHandlerError(error: unknown, event: AnyWebhookEvent): WebhookHandlerError {
-  return isHandlerError(error) ? error : new WebhookHandlerError([error], event);
 }

@@ -1,4 +1,4 @@
-import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
+import type { AnyWebhookEvent } from '@sms-webhooks/core';
 import type { DispatchClaim, DispatchedEvent, QueuedOrder } from '@sms-webhooks/core/queue';
 
 /** Default queue name for both `enqueueTo`'s Queue and `createWorker`. */
@@ -25,8 +25,4 @@ export function toJobData({ event, ctx, claim, traceContext, order }: Dispatched
   if (traceContext !== undefined) data.traceContext = traceContext;
   if (order !== undefined) data.order = order;
   return data;
-}
-
-export function toHandlerContext(data: WebhookJobData): HandlerContext {
-  return { attempt: data.attempt, receivedAt: new Date(data.receivedAt) };
 }

@@ -11,6 +11,18 @@ export {
 } from './base/option-checks.js';
 // Bounds a call to the queue's server.
 export { withTimeout } from './base/with-timeout.js';
+// @internal The worker core the queue packages share: each keeps only its engine's transport around it.
+export { isHandlerError } from './queue/failure-report.js';
+export {
+  createQueueWorker,
+  type JobOutcome,
+  type QueuedJob,
+  type QueueTransport,
+  type QueueWorker,
+} from './queue/queue-worker.js';
+export type { QueuedJobData } from './queue/queued-job.js';
+export type { ClaimPolicy } from './queue/worker-claim.js';
+export type { QueueWorkerOptions } from './queue/worker-settings.js';
 export {
   type Dispatch,
   type DispatchClaim,

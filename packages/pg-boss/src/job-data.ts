@@ -1,4 +1,4 @@
-import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
+import type { AnyWebhookEvent } from '@sms-webhooks/core';
 import type { DispatchClaim, DispatchedEvent, QueuedOrder } from '@sms-webhooks/core/queue';
 
 /** Default pg-boss queue name for `enqueueTo`, `createWorker` and the failed-job functions. */
@@ -53,8 +53,4 @@ export function readJobData(data: StoredJobData): WebhookJobData {
     data.event = JSON.parse(data.eventJson) as AnyWebhookEvent;
   }
   return data as WebhookJobData;
-}
-
-export function toHandlerContext(data: WebhookJobData): HandlerContext {
-  return { attempt: data.attempt, receivedAt: new Date(data.receivedAt) };
 }

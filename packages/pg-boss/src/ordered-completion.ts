@@ -1,7 +1,6 @@
 import type { DedupeStore, Logger } from '@sms-webhooks/core';
 import type { HeldOrder } from '@sms-webhooks/core/queue';
 import type { WebhookJobData } from './job-data.js';
-import { recordCompletion } from './record-completion.js';
 import { isHandOffStore } from './store.js';
 import { transactionDb } from './transaction-db.js';
 
@@ -23,7 +22,6 @@ export interface OrderedCompletion {
   store: DedupeStore;
   boss: Partial<PgBossCompleter>;
   queue: string;
-  retainMs: number;
   logger: Logger;
 }
 
@@ -32,16 +30,17 @@ export interface OrderedCompletion {
  * the job completes, in one PostgreSQL transaction when the store is a PostgresStore and the job holds a
  * claim. A process killed before the commit leaves all three as they were (the job runs again, as any
  * job whose worker died); after it, all three are done. Otherwise (another store, no claim, the claim
- * gone), the version advances, then the record, then pg-boss completes the job: a death between those
+ * gone), the version advances, then the record (`record`), then pg-boss completes the job: a death between those
  * runs the job again, and its version then ties with itself, so it runs rather than being dropped.
  * Never rejects: the handlers ran, and failing the job now would run them again.
  */
 export async function completeOrdered(
   c: OrderedCompletion,
-  job: { id: string },
-  data: WebhookJobData,
+  job: { id: string; data: WebhookJobData },
   held: HeldOrder,
+  record: () => Promise<void>,
 ): Promise<void> {
+  const { data } = job;
   held.stop();
   const { store, boss, queue, logger } = c;
   if (isHandOffStore(store) && data.claim !== undefined && typeof boss.complete === 'function') {
@@ -72,5 +71,5 @@ export async function completeOrdered(
     }
   }
   await held.complete();
-  await recordCompletion(store, data, c.retainMs, logger);
+  await record();
 }

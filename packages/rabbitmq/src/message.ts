@@ -1,4 +1,4 @@
-import type { AnyWebhookEvent, HandlerContext } from '@sms-webhooks/core';
+import type { AnyWebhookEvent } from '@sms-webhooks/core';
 import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
 
 /** What one message holds: the verified event, its delivery context and the dedupe claim to complete. */
@@ -48,8 +48,4 @@ export function decode(content: Buffer): WebhookMessageData | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function toHandlerContext(data: WebhookMessageData): HandlerContext {
-  return { attempt: data.attempt, receivedAt: new Date(data.receivedAt) };
 }
