@@ -65,6 +65,23 @@ function defaultCode(status: number): string {
   return 'http_error';
 }
 
+/**
+ * A client for the service's token exchange and webhook endpoints, on the global `fetch`: it exchanges the
+ * API key for a bearer token on first use and refreshes it, waits out rate limits, and throws
+ * `ServiceApiError`s with a status and a stable `code`.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@sms-webhooks/client';
+ *
+ * const client = createClient({ apiKey: process.env.SMS_API_KEY!, baseUrl: process.env.SMS_API_BASE_URL! });
+ * const webhook = await client.createWebhook({
+ *   url: 'https://your-app.example/webhooks/sms',
+ *   events: ['message.delivered', 'message.failed'],
+ * });
+ * console.log('store this secret now:', webhook.secret); // only the create response has it
+ * ```
+ */
 export function createClient(options: ClientOptions): Client {
   const opts = resolveClientOptions(options);
   let cached: CachedToken | undefined;

@@ -51,6 +51,28 @@ export interface Emulator {
   onAttempt(listener: (report: AttemptReport) => void): () => void;
 }
 
+/**
+ * The SMS service on your machine: its token and webhook API, and signed deliveries with the service's
+ * retry schedule (`timeScale` shortens it, a `VirtualClock` runs it at once). For tests and local work.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@sms-webhooks/client';
+ * import { createEmulator } from '@sms-webhooks/emulator';
+ *
+ * const emulator = createEmulator({ allowInsecureLoopback: true, timeScale: 1 / 1000 });
+ * const baseUrl = await emulator.listen(); // http://127.0.0.1:<free port>
+ * const client = createClient({ apiKey: 'sk_test_local', baseUrl, allowInsecureLoopback: true });
+ * const webhook = await client.createWebhook({
+ *   url: 'http://127.0.0.1:3000/webhooks/sms', // your app, verifying with webhook.secret
+ *   events: ['message.delivered', 'message.failed'],
+ * });
+ * emulator.simulateSend({ to: ['+15555550100', '+15555550101'], fail: ['+15555550101'] });
+ * await emulator.waitForIdle();
+ * console.log(emulator.deliveries(webhook.id));
+ * await emulator.close();
+ * ```
+ */
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
   const opts = resolveOptions(options);
   const state = new EmulatorState(opts);

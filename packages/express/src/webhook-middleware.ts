@@ -46,6 +46,20 @@ class ExpressExchange implements NodeExchange {
 /**
  * `app.post('/webhooks', webhookMiddleware(receiver))`: core reads the raw body (or takes the bytes
  * `express.raw()` or Google Cloud Functions kept), lets the receiver decide, and this writes its answer.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createReceiver } from '@sms-webhooks/core';
+ * import { webhookMiddleware } from '@sms-webhooks/express';
+ *
+ * const receiver = createReceiver({ secret: process.env.SMS_WEBHOOK_SECRET! });
+ * receiver.on('message.delivered', (event) => console.log(event.data.id, 'delivered'));
+ *
+ * const app = express();
+ * app.all('/webhooks/sms', webhookMiddleware(receiver)); // before express.json(): it needs the raw body
+ * app.listen(3000);
+ * ```
  */
 export function webhookMiddleware(receiver: Receiver): WebhookRequestHandler {
   const handle = createNodeHandler(receiver, {

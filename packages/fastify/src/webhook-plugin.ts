@@ -66,5 +66,22 @@ const plugin: FastifyPluginAsync<WebhookPluginOptions> = async (fastify, options
   });
 };
 
-/** `app.register(webhookPlugin, { receiver, path: '/webhooks' })` on Fastify 4 or 5. */
+/**
+ * `app.register(webhookPlugin, { receiver, path: '/webhooks' })` on Fastify 4 or 5. The route gets the raw
+ * body in a scope of its own: the app's other routes keep their JSON parsing.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { createReceiver } from '@sms-webhooks/core';
+ * import webhookPlugin from '@sms-webhooks/fastify';
+ *
+ * const receiver = createReceiver({ secret: process.env.SMS_WEBHOOK_SECRET! });
+ * receiver.on('message.failed', (event) => console.log(event.data.to, event.data.error?.code));
+ *
+ * const app = Fastify();
+ * await app.register(webhookPlugin, { receiver, path: '/webhooks/sms' });
+ * await app.listen({ port: 3000 }); // app.close() waits for handlers still running
+ * ```
+ */
 export const webhookPlugin = fp(plugin, { fastify: '4.x || 5.x', name: '@sms-webhooks/fastify' });

@@ -55,7 +55,22 @@ export type WebhookKoaMiddleware = (ctx: WebhookContext, next: () => Promise<unk
 
 /**
  * `router.post('/webhooks', webhookMiddleware(receiver))`: core reads `ctx.req` (or takes the raw body
- * @koa/bodyparser kept in `ctx.request.rawBody`), and this sets the receiver's answer on `ctx`.
+ * `@koa/bodyparser` kept in `ctx.request.rawBody`), and this sets the receiver's answer on `ctx`.
+ *
+ * @example
+ * ```ts
+ * import Router from '@koa/router';
+ * import Koa from 'koa';
+ * import { createReceiver } from '@sms-webhooks/core';
+ * import { webhookMiddleware } from '@sms-webhooks/koa';
+ *
+ * const receiver = createReceiver({ secret: process.env.SMS_WEBHOOK_SECRET! });
+ * receiver.on('message.replied', (event) => console.log('reply from', event.data.to));
+ *
+ * const router = new Router();
+ * router.all('/webhooks/sms', webhookMiddleware(receiver)); // all(): a GET is answered 405
+ * new Koa().use(router.routes()).listen(3000);
+ * ```
  */
 export function webhookMiddleware(
   receiver: Receiver,

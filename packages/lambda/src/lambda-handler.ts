@@ -26,6 +26,18 @@ export type LambdaWebhookHandler = (event: LambdaHttpEvent, context?: Context) =
  * APIs), Function URLs and Application Load Balancers. It turns the event into a Web `Request` and core's
  * handleWebRequest does the rest (method check, body limit, every answer); this only reads the event and
  * writes the answer in the shape its source expects.
+ *
+ * @example
+ * ```ts
+ * import { createReceiver } from '@sms-webhooks/core';
+ * import { lambdaHandler } from '@sms-webhooks/lambda';
+ *
+ * // Outside the handler: made once per Lambda instance, kept across its invocations.
+ * const receiver = createReceiver({ secret: process.env.SMS_WEBHOOK_SECRET!, respond: 'after-handlers' });
+ * receiver.on('message.delivered', async (event) => console.log(event.data.id, 'delivered'));
+ *
+ * export const handler = lambdaHandler(receiver);
+ * ```
  */
 export function lambdaHandler(receiver: Receiver, options: LambdaHandlerOptions = {}): LambdaWebhookHandler {
   checkReceiver(NAME, receiver, 'lambdaHandler(receiver) needs a receiver from createReceiver()');

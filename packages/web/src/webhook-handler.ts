@@ -40,6 +40,18 @@ function pickWaitUntil(context: PlatformContext, fallback?: WaitUntil): WaitUnti
 /**
  * A Web-standard `(request, context?) => Promise<Response>`; core's handleWebRequest does the rest.
  * Runs wherever `Request`/`Response` do: Hono, Next.js, Bun, Deno, Cloudflare Workers, Vercel Edge.
+ *
+ * @example
+ * ```ts
+ * import { createReceiver } from '@sms-webhooks/core';
+ * import { webhookHandler } from '@sms-webhooks/web';
+ *
+ * const receiver = createReceiver({ secret: process.env.SMS_WEBHOOK_SECRET! });
+ * receiver.on('message.delivered', (event) => console.log(event.data.id, 'delivered'));
+ *
+ * // Next.js (app/webhooks/sms/route.ts), or Hono: app.post('/webhooks/sms', (c) => handler(c.req.raw))
+ * export const POST = webhookHandler(receiver);
+ * ```
  */
 export function webhookHandler(receiver: Receiver, options: WebhookHandlerOptions = {}): WebHandler {
   checkReceiver(
