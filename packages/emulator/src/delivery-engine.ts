@@ -1,5 +1,5 @@
 import { type AnyWebhookEvent, signPayload } from '@sms-webhooks/core';
-import { randomId } from '@sms-webhooks/core/testing';
+import { randomId } from './clock.js';
 import { type AttemptReport, MAX_ATTEMPTS, RETRY_WAITS_MS, type ResolvedEmulatorOptions } from './options.js';
 import { postDelivery } from './post-delivery.js';
 import type { WebhookDelivery } from './types.js';

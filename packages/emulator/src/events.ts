@@ -1,5 +1,6 @@
 import type { EventDataMap, EventType, WebhookEvent } from '@sms-webhooks/core';
-import { randomId, sampleData } from '@sms-webhooks/core/testing';
+import { sampleData } from '@sms-webhooks/core/testing';
+import { randomId } from './clock.js';
 
 export function buildEvent<T extends EventType>(
   type: T,

@@ -1,18 +1,11 @@
 import { optionError, positiveOption } from '@sms-webhooks/core/store';
-import { type Clock, systemClock } from '@sms-webhooks/core/testing';
+import { type EmulatorClock, systemClock } from './clock.js';
+
+export type { EmulatorClock };
 export interface RateLimitOptions {
   /** Requests allowed per window, per credential (API key on the token route, workspace elsewhere). */
   limit: number;
   windowMs: number;
-}
-
-/**
- * Where the emulator reads the time and sets its retry timers: core's `Clock` (`systemClock`, or
- * `VirtualClock` from `@sms-webhooks/core/testing` in a test). `track`, when the clock has it, is handed
- * each delivery attempt, so `VirtualClock.advance` waits for it before firing the next timer.
- */
-export interface EmulatorClock extends Clock {
-  track?(work: Promise<unknown>): void;
 }
 
 export interface EmulatorOptions {

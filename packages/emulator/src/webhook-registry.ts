@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { randomId } from '@sms-webhooks/core/testing';
 import type { Workspace } from './auth.js';
+import { randomId } from './clock.js';
 import type { WebhookOut } from './types.js';
 import type { WebhookInput } from './validate-webhook.js';
 
