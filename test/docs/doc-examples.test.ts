@@ -16,7 +16,7 @@ import { root } from './run-blocks.js';
 // hover and the API reference prints), and each example type-checks as a reader would paste it.
 
 const ENTRY_POINTS: Array<[file: string, name: string]> = [
-  ['packages/core/src/receiver/receiver.ts', 'createReceiver'],
+  ['packages/core/src/receiver/create-receiver.ts', 'createReceiver'],
   ['packages/express/src/webhook-middleware.ts', 'webhookMiddleware'],
   ['packages/fastify/src/webhook-plugin.ts', 'webhookPlugin'],
   ['packages/koa/src/webhook-middleware.ts', 'webhookMiddleware'],

@@ -71,7 +71,8 @@ function importsOf(dir: string): Set<string> {
       const path = join(at, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (/\.ts$/.test(entry.name)) {
-        const text = readFileSync(path, 'utf8');
+        // Without comment lines: an `@example`'s imports are the reader's app's, not the package's.
+        const text = readFileSync(path, 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '');
         for (const [, spec] of text.matchAll(/(?:from|import\()\s*'([^.'][^']*)'/g)) {
           if (spec!.startsWith('node:') || spec!.startsWith('@sms-webhooks/')) continue;
           found.add(spec!.startsWith('@') ? spec!.split('/').slice(0, 2).join('/') : spec!.split('/')[0]!);

@@ -3,11 +3,12 @@
 // '/instrumentation'; tests '/testing'.
 
 export type { Logger } from './base/logger.js';
+export { createReceiver } from './receiver/create-receiver.js';
 export type { DedupeStore } from './receiver/dedupe-store.js';
 export { WebhookHandlerError } from './receiver/handler-error.js';
 export type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './receiver/handler-registry.js';
 export { MemoryStore } from './receiver/memory-store.js';
-export { createReceiver, type Receiver } from './receiver/receiver.js';
+export type { Receiver } from './receiver/receiver.js';
 export type { ReceiverOptions, RespondMode } from './receiver/receiver-options.js';
 export type { ReceiverResponse } from './receiver/responses.js';
 export {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { createReceiver } from '../receiver/create-receiver.js';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
-import { createReceiver } from '../receiver/receiver.js';
 import type { EventType } from '../verify/event-types.js';
 import { signPayload } from '../verify/sign-payload.js';
 import { createTestDelivery } from '../verify/test-delivery.js';
