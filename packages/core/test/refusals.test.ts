@@ -69,6 +69,20 @@ describe('refusals: counted by hooks, sampled in the log', () => {
     await sleep(120);
     expect(logger.lines).toHaveLength(3);
   });
+
+  it('SampledLog: after a whole interval without one, a kind is logged in full again, with its own reason', async () => {
+    const logger = captureLogger();
+    const log = new SampledLog(logger, 40);
+    for (const reason of ['ECONNREFUSED', 'ECONNREFUSED'])
+      log.warn('secret_unavailable refusals', () => `refused: ${reason}`);
+    await sleep(250);
+    log.warn('secret_unavailable refusals', () => 'refused: timed out');
+    expect(logger.lines).toEqual([
+      'warn sms-webhooks: refused: ECONNREFUSED',
+      'warn sms-webhooks: 1 more secret_unavailable refusals in the last 0 s (first one logged in full)',
+      'warn sms-webhooks: refused: timed out',
+    ]);
+  });
 });
 
 describe('registration and ignored events', () => {

@@ -185,7 +185,7 @@ describe('refusals an unsigned client causes (finding 5)', () => {
   it('1,000 made-up tenant names give a few sampled log lines, bounded and escaped, not 1,000 errors', async () => {
     const { names, secret } = lookup();
     const { send, logger } = app({ secret });
-    const evil = `${'x'.repeat(200)}\n\u001b[31mFAKE LOG LINE\u0007`;
+    const evil = `${'x'.repeat(200)}\n\u001b[31mFAKE LOG LINE\u0007\u202e\ud800`;
     for (let i = 0; i < 1000; i++) {
       const r = await send({ tenant: `${evil}${i}` }, 'whsec_attacker0123456789abcdef0123456');
       expect(r.code).toBe('secret_unavailable');
@@ -194,6 +194,8 @@ describe('refusals an unsigned client causes (finding 5)', () => {
     expect(logger.lines.length).toBeLessThanOrEqual(2);
     const text = logger.lines.join('\n');
     expect(logger.lines.every((l) => !hasControl(l))).toBe(true);
+    const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    expect(logger.lines.every((l) => !loneSurrogate.test(l) && !l.includes('\u202e'))).toBe(true);
     // The tenant's name cut to 64 characters; the lookup's error (which repeats the name) to 300.
     expect(text).toContain(`for tenant "${'x'.repeat(64)}…"`);
     expect(text).not.toContain('x'.repeat(301));

@@ -5,12 +5,17 @@ export const SUMMARY_INTERVAL_MS = 10_000;
 
 /**
  * Warnings an unauthenticated client can cause (refusals) or a sender can repeat (ignored types): the
- * first of each kind is logged in full, then at most one summary line per kind per interval. A console
+ * first of each kind is logged in full, then at most one summary line per kind per interval; after a
+ * whole interval without one, the next is logged in full again (a database down next week shows its own
+ * reason, not a count pointing at last week's line). A console
  * logger writing to a pipe is synchronous, so a line per bad request would let any client drive the
  * log volume (4,546 bad requests a second once made 18,211 lines a second).
  */
 export class SampledLog {
+  /** Kinds logged in full and not quiet for a whole interval since. */
   readonly #logged = new Set<string>();
+  /** Kinds seen since the last flush. */
+  readonly #seen = new Set<string>();
   readonly #suppressed = new Map<string, number>();
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -21,12 +26,13 @@ export class SampledLog {
 
   /** `message` is built only when it is logged: most calls only count. */
   warn(kind: string, message: () => string): void {
+    this.#seen.add(kind);
     if (!this.#logged.has(kind)) {
       this.#logged.add(kind);
       this.logger.warn(`sms-webhooks: ${message()}`);
-      return;
+    } else {
+      this.#suppressed.set(kind, (this.#suppressed.get(kind) ?? 0) + 1);
     }
-    this.#suppressed.set(kind, (this.#suppressed.get(kind) ?? 0) + 1);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.flush(), this.intervalMs);
       // A summary is not a reason to keep the process alive.
@@ -34,12 +40,13 @@ export class SampledLog {
     }
   }
 
-  /** Logs one summary line per kind seen since the last one; stops the timer when nothing was. */
+  /** Logs one summary line per kind repeated since the last one; forgets the kinds that were quiet. */
   flush(): void {
-    if (this.#suppressed.size === 0) {
+    for (const kind of this.#logged) if (!this.#seen.has(kind)) this.#logged.delete(kind);
+    this.#seen.clear();
+    if (this.#logged.size === 0) {
       clearInterval(this.#timer);
       this.#timer = undefined;
-      return;
     }
     const seconds = Math.round(this.intervalMs / 1000);
     for (const [kind, count] of this.#suppressed) {
