@@ -71,3 +71,14 @@ createTestDelivery('message.failed', { secret: 'whsec_x', data: { to: 1 } });
 createReceiver({ secret: 'whsec_x', respond: 'later' });
 // @ts-expect-error secret is required
 createReceiver({});
+
+// Many tenants: the `secret` function gets `{ tenant }` alone, what its answer is cached under.
+createReceiver({
+  secret: async ({ tenant }) => (tenant === 'acme' ? 'whsec_x' : undefined),
+  secretTimeoutMs: 2000,
+});
+// @ts-expect-error params are the `tenant` function's to read, not the `secret` function's
+createReceiver({ secret: ({ params }) => (params.mode === 'test' ? 'whsec_t' : 'whsec_l') });
+createReceiver({ secret: ({ tenant }) => tenant, tenant: ({ params }) => `${params.tenant}:${params.mode}` });
+// @ts-expect-error the `tenant` function names the tenant at once, without a promise
+createReceiver({ secret: ({ tenant }) => tenant, tenant: async () => 'acme' });
