@@ -20,3 +20,9 @@ CREATE TABLE IF NOT EXISTS "sms_webhook_events_order" (
   expires_at timestamptz NOT NULL
 );
 CREATE INDEX IF NOT EXISTS "sms_webhook_events_order_exp" ON "sms_webhook_events_order" (expires_at);
+CREATE TABLE IF NOT EXISTS "sms_webhook_events_kept" (
+  key text PRIMARY KEY,
+  delivery text NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "sms_webhook_events_kept_exp" ON "sms_webhook_events_kept" (expires_at);

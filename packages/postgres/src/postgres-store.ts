@@ -1,12 +1,19 @@
 import type { DedupeStore } from '@sms-webhooks/core';
 import type {
   ClaimWithOrderResult,
+  KeptDelivery,
   ObjectSlot,
   OrderClaim,
   OrderClaimResult,
   StoredEvent,
 } from '@sms-webhooks/core/store';
-import { type ClaimResult, describeValue, positiveOption, withTimeout } from '@sms-webhooks/core/store';
+import {
+  type ClaimResult,
+  describeValue,
+  isKeptDelivery,
+  positiveOption,
+  withTimeout,
+} from '@sms-webhooks/core/store';
 import {
   fromPg,
   fromPostgresJs,
@@ -22,6 +29,7 @@ import {
 } from './clients.js';
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
+import { type KeptStatements, keptStatements } from './kept-statements.js';
 import { type OrderStatements, orderStatements } from './order-statements.js';
 import {
   DEFAULT_TABLE,
@@ -154,6 +162,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   readonly sweepBatch: number;
   readonly #sql: Statements;
   readonly #order: OrderStatements;
+  readonly #kept: KeptStatements;
   readonly #run: Run;
   readonly #prepare: boolean | undefined;
   readonly #pool: PgPoolLike<Tx> | undefined;
@@ -187,6 +196,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     } = options;
     this.#sql = statements(table);
     this.#order = orderStatements(table);
+    this.#kept = keptStatements(table);
     this.table = table;
     this.statementTimeoutMs = positive(
       'statementTimeoutMs',
@@ -490,6 +500,53 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   }
 
   /**
+   * Keeps a delivery (the receiver's `keepDeliveries`) in `<table>_kept` for `retainMs`, replacing what
+   * was kept for the event (see DedupeStore.keepDelivery): one `INSERT … ON CONFLICT`, one round trip.
+   * Rejects with ERR_SMS_POSTGRES_NO_TABLE on a database migrated before that table existed.
+   */
+  async keepDelivery(key: string, delivery: KeptDelivery, retainMs: number): Promise<void> {
+    // JSON.stringify writes NUL and lone surrogates as escapes, so the text column takes any body.
+    const values = [storedKey(key), JSON.stringify(delivery), duration('retainMs', retainMs)];
+    const rows = await this.#bounded(
+      this.#keptTable(this.#run('keepDelivery', this.#kept.keep, values)),
+      `keepDelivery of ${key.slice(0, 80)}`,
+    );
+    if (rows.length !== 1) throw this.#badReply('keepDelivery', rows);
+  }
+
+  /** What `keepDelivery` kept for the event id `key`, while its retention lasts (see DedupeStore.keptDelivery). */
+  async keptDelivery(key: string): Promise<KeptDelivery | undefined> {
+    const rows = await this.#bounded(
+      this.#keptTable(this.#run('keptDelivery', this.#kept.kept, [storedKey(key)])),
+      `keptDelivery of ${key.slice(0, 80)}`,
+    );
+    if (rows.length === 0) return undefined;
+    const text = (rows[0] as { delivery?: unknown }).delivery;
+    let parsed: unknown;
+    try {
+      parsed = typeof text === 'string' ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (rows.length !== 1 || !isKeptDelivery(parsed)) throw this.#badReply('keptDelivery', rows);
+    // Every field present, undefined ones too (JSON drops them): the record reads back as it was given.
+    const { eventId, eventType, attempt, receivedAt, tenant, bytes, body } = parsed;
+    return { eventId, eventType, attempt, receivedAt, tenant, bytes, body };
+  }
+
+  /** A missing kept table (a database migrated before `keepDeliveries` existed) says what to run. */
+  #keptTable<T>(work: Promise<T>): Promise<T> {
+    return work.catch((error: unknown) => {
+      if ((error as { code?: unknown } | null)?.code !== '42P01') throw error;
+      throw new PostgresStoreError(
+        'ERR_SMS_POSTGRES_NO_TABLE',
+        `the table ${this.table}_kept does not exist (the receiver's \`keepDeliveries\` option needs it): call await store.migrate() at start-up, or run migrationSql() again with your migrations (it adds it).`,
+        { cause: error },
+      );
+    });
+  }
+
+  /**
    * Runs `fn` in a transaction on the store's own client and, in the same transaction, completes the
    * dedupe record of `ctx.claim`: if it commits, the event is done for good; if anything fails or the
    * process dies before, nothing of it is visible and a redelivery runs it again. When this delivery no
@@ -556,24 +613,32 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   }
 
   /**
-   * Removes up to `limit` expired rows (claims whose lease ran out, records past their retention) and
-   * resolves with how many. The store runs it on its own, off the request path; call it if you turned
+   * Removes up to `limit` expired rows of each table (claims whose lease ran out, records past their
+   * retention, kept deliveries past theirs) and resolves with how many. The store runs it on its own, off the request path; call it if you turned
    * that off (`sweepIntervalMs: 0`).
    */
   async sweep(limit = this.sweepBatch): Promise<number> {
     const rows = await this.#bounded(this.#run('sweep', this.#sql.sweep, [limit]), 'sweep');
     const n = rows[0]?.n;
     if (typeof n !== 'number') throw this.#badReply('sweep', rows);
-    // The order table exists once migrated with `order` support; a database without it has nothing there.
-    const objects = await this.#bounded(
-      this.#run('sweepOrder', this.#order.sweepOrder, [limit]).catch((error: unknown) => {
-        if ((error as { code?: unknown } | null)?.code === '42P01') return [{ n: 0 }];
-        throw error;
-      }),
-      'sweep',
-    );
-    const m = objects[0]?.n;
-    return n + (typeof m === 'number' ? m : 0);
+    // The order and kept tables exist once migrated by a version that has them; a database without
+    // them has nothing there.
+    let more = 0;
+    for (const [name, text] of [
+      ['sweepOrder', this.#order.sweepOrder],
+      ['sweepKept', this.#kept.sweepKept],
+    ] as const) {
+      const swept = await this.#bounded(
+        this.#run(name, text, [limit]).catch((error: unknown) => {
+          if ((error as { code?: unknown } | null)?.code === '42P01') return [{ n: 0 }];
+          throw error;
+        }),
+        'sweep',
+      );
+      const m = swept[0]?.n;
+      more += typeof m === 'number' ? m : 0;
+    }
+    return n + more;
   }
 
   /** Stops the automatic sweep and waits for one in progress. Leaves the client open: it is yours. */

@@ -1,3 +1,4 @@
+import { keptMigrationSql, keptTable } from './kept-statements.js';
 import { orderMigrationSql, orderTable } from './order-statements.js';
 import { checkTable, quotedTable } from './table-name.js';
 
@@ -28,6 +29,7 @@ export function objectBusyIndex(table: string): string {
  * `object_key` is set by `claimWithOrder` (`order`): while such a row is in flight it holds its object
  * (one per object, by the unique index); its completion writes the event's `version`, which then counts
  * as the object's. Both indexes hold only those rows, so events without `order` pay nothing for them.
+ * Then the order table (`<table>_order`) and the kept deliveries' (`<table>_kept`, `keepDeliveries`).
  */
 export function migrationSql(table = DEFAULT_TABLE): string {
   const t = quotedTable(table);
@@ -43,7 +45,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${indexName(table, 'object_busy')} ON ${t} (ob
   WHERE state = 'in-flight' AND object_key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ${indexName(table, 'object_version')} ON ${t} (object_key, version)
   WHERE version IS NOT NULL;
-${orderMigrationSql(table)}`;
+${orderMigrationSql(table)}${keptMigrationSql(table)}`;
 }
 
 /**
@@ -56,6 +58,7 @@ ${orderMigrationSql(table)}`;
 export function migrateStatement(table = DEFAULT_TABLE): string {
   const t = checkTable(table);
   const order = orderTable(t);
+  const kept = keptTable(t);
   const present = [
     quotedTable(t),
     inSchema(t, indexName(t)),
@@ -63,6 +66,8 @@ export function migrateStatement(table = DEFAULT_TABLE): string {
     inSchema(t, indexName(t, 'object_version')),
     order.quoted,
     inSchema(t, order.index),
+    kept.quoted,
+    inSchema(t, kept.index),
   ]
     .map((name) => `to_regclass('${name}') IS NOT NULL`)
     .join(' AND ');
