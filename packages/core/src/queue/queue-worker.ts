@@ -81,7 +81,7 @@ export function createQueueWorker<J extends QueuedJob>(
 ): QueueWorker<J> {
   const { owner } = transport;
   const s = workerSettings(source, options, owner, transport.ordered === true);
-  const claims = new WorkerClaims(s as WorkerSettings<unknown>, transport.claims, transport.advice);
+  const claims = new WorkerClaims(s, transport.claims, transport.advice);
   const { store, leaseMs, retainMs, logger, orderWaitMs } = s;
   const order = new JobOrder<J>({ store, leaseMs, retainMs, logger, owner, onStale: s.onStale });
   const tracked = new Set<Promise<unknown>>();
@@ -113,11 +113,11 @@ export function createQueueWorker<J extends QueuedJob>(
     try {
       turn = await takeTurn(job, data);
     } catch (error) {
-      claims.let(claim);
+      claims.stopRenewing(claim);
       return { action: 'failed', error, claim: heldClaim(claim) }; // the store failed: retried
     }
     if (turn.action === 'wait') {
-      claims.let(claim);
+      claims.stopRenewing(claim);
       return { action: 'wait', key: turn.key, waitMs: jitteredWaitMs(orderWaitMs) };
     }
     if (turn.action === 'run') {
@@ -127,7 +127,7 @@ export function createQueueWorker<J extends QueuedJob>(
         await turn.held?.release();
         return { action: 'failed', error, claim: heldClaim(claim) };
       } finally {
-        claims.let(claim);
+        claims.stopRenewing(claim);
       }
       const record = () => claims.done(claim, data.event.id);
       if (turn.held !== undefined && transport.completeOrdered !== undefined) {
@@ -135,7 +135,7 @@ export function createQueueWorker<J extends QueuedJob>(
         return DONE;
       }
       await turn.held?.complete();
-    } else claims.let(claim);
+    } else claims.stopRenewing(claim);
     // Ran, or stale (done for good without running): either way a redelivery of it is a duplicate.
     await claims.done(claim, data.event.id);
     return DONE;

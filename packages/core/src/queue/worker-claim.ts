@@ -23,14 +23,16 @@ export interface RunClaim {
   readonly lease?: Held | undefined;
 }
 
+type ClaimSettings = Pick<WorkerSettings<never>, 'owner' | 'store' | 'leaseMs' | 'retainMs' | 'logger'>;
+
 /** A worker's dedupe claims: taken before the handlers, recorded done after them, released on giving up. */
 export class WorkerClaims {
-  readonly #s: WorkerSettings<unknown>;
+  readonly #s: ClaimSettings;
   readonly #leases: LeaseKeeper | undefined;
   #warnedNoStore = false;
 
   constructor(
-    settings: WorkerSettings<unknown>,
+    settings: ClaimSettings,
     readonly policy: ClaimPolicy,
     readonly advice: string,
   ) {
@@ -75,7 +77,7 @@ export class WorkerClaims {
   }
 
   /** The run ended: stop renewing. */
-  let(claim: RunClaim): void {
+  stopRenewing(claim: RunClaim): void {
     claim.lease?.release();
   }
 
