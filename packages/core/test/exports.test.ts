@@ -52,10 +52,13 @@ describe('entry points', () => {
         'claimThenOrder',
         'closestName',
         'describeValue',
+        'isKeptDelivery',
         'OPTIONS_ERROR_CODE',
         'oneOfOption',
         'optionError',
+        'parseEvent',
         'positiveOption',
+        'tenantKey',
         'withTimeout',
       ].sort(),
     );

@@ -17,3 +17,9 @@ export function orderKey(prefix: string, key: string): string {
   if (Buffer.byteLength(key, 'utf8') <= MAX_RAW_KEY_BYTES) return `${prefix}order:${key}`;
   return `${prefix}order-sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
 }
+
+/** `<prefix>kept:<event id>` (the receiver's `keepDeliveries`), hashed past MAX_RAW_KEY_BYTES as ids are. */
+export function keptKey(prefix: string, id: string): string {
+  if (Buffer.byteLength(id, 'utf8') <= MAX_RAW_KEY_BYTES) return `${prefix}kept:${id}`;
+  return `${prefix}kept-sha256:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+}

@@ -5,9 +5,16 @@ import type {
   OrderClaimResult,
   StoredEvent,
 } from '@sms-webhooks/core/store';
-import { type ClaimResult, claimThenOrder, positiveOption, withTimeout } from '@sms-webhooks/core/store';
+import {
+  type ClaimResult,
+  claimThenOrder,
+  isKeptDelivery,
+  type KeptDelivery,
+  positiveOption,
+  withTimeout,
+} from '@sms-webhooks/core/store';
 import { RedisStoreError } from './errors.js';
-import { orderKey, storedKey } from './event-key.js';
+import { keptKey, orderKey, storedKey } from './event-key.js';
 import {
   CLAIM,
   CLAIM_ORDER,
@@ -270,6 +277,54 @@ export class RedisStore implements DedupeStore {
   /** What Redis holds for the event id `key` (see DedupeStore.inspect), its expiry on Redis's clock. */
   async inspect(key: string): Promise<StoredEvent | undefined> {
     return this.#stored(await this.#bounded(this.#run(INSPECT, key, []), INSPECT, key));
+  }
+
+  /**
+   * Keeps a delivery under `<prefix>kept:<id>` for `retainMs` (see DedupeStore.keepDelivery): one SET,
+   * sent beside the claim's script, so the two share the round trip.
+   */
+  async keepDelivery(key: string, delivery: KeptDelivery, retainMs: number): Promise<void> {
+    const redisKey = keptKey(this.prefix, key);
+    const work = this.#send(redisKey, [
+      'SET',
+      redisKey,
+      JSON.stringify(delivery),
+      'PX',
+      duration('retainMs', retainMs),
+    ]);
+    await this.#boundedCommand(work, 'keepDelivery', key);
+  }
+
+  async keptDelivery(key: string): Promise<KeptDelivery | undefined> {
+    const redisKey = keptKey(this.prefix, key);
+    const reply = await this.#boundedCommand(this.#send(redisKey, ['GET', redisKey]), 'keptDelivery', key);
+    if (reply === null || reply === undefined) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(String(text(reply)));
+    } catch {
+      parsed = undefined;
+    }
+    if (!isKeptDelivery(parsed)) {
+      throw new RedisStoreError(
+        'ERR_SMS_REDIS_REPLY',
+        `${redisKey.slice(0, 120)} does not hold a kept delivery.`,
+      );
+    }
+    return parsed;
+  }
+
+  #boundedCommand(work: Promise<unknown>, what: string, id: string): Promise<unknown> {
+    const ms = this.commandTimeoutMs;
+    return withTimeout(
+      work,
+      ms,
+      () =>
+        new RedisStoreError(
+          'ERR_SMS_REDIS_TIMEOUT',
+          `${what} of ${id.slice(0, 80)} got no answer from Redis within ${ms} ms (commandTimeoutMs).`,
+        ),
+    );
   }
 
   /**

@@ -122,6 +122,47 @@ export interface DedupeStore {
    * hundred keys a call. Optional: without it the audit calls `inspect`, a bounded number at a time.
    */
   inspectMany?(keys: readonly string[]): Promise<Array<StoredEvent | undefined>>;
+  /**
+   * Keeps a verified delivery (the receiver's `keepDeliveries`) under the event's `key` for `retainMs`,
+   * replacing what was kept for it: what `replay` runs the event from when the audit finds it unfinished
+   * or missed. Written before the answer, beside the claim (not after it). Optional: a store without it
+   * keeps nothing, and the receiver says so at start-up.
+   */
+  keepDelivery?(key: string, delivery: KeptDelivery, retainMs: number): Promise<void>;
+  /** What `keepDelivery` kept under `key`, while its retention lasts; undefined otherwise. */
+  keptDelivery?(key: string): Promise<KeptDelivery | undefined>;
+}
+
+/** A delivery as the receiver verified it, kept for a replay (`keepDeliveries`). */
+export interface KeptDelivery {
+  eventId: string;
+  eventType: string;
+  /** The delivery-attempt header of the last attempt kept; undefined when it was unreadable. */
+  attempt: number | undefined;
+  /** When that attempt arrived, ms since the epoch. */
+  receivedAt: number;
+  /** The tenant, with `secret` as a function. */
+  tenant: string | undefined;
+  /** The raw body's size in bytes. */
+  bytes: number;
+  /** The raw body (UTF-8 JSON); undefined when it was over `keepDeliveries.maxBytes` and only this record was kept. */
+  body: string | undefined;
+}
+
+/** The checked shape of a kept record read back from a store: anything else is not a kept delivery. */
+export function isKeptDelivery(value: unknown): value is KeptDelivery {
+  const v = value as Partial<KeptDelivery> | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.eventId === 'string' &&
+    typeof v.eventType === 'string' &&
+    (v.attempt === undefined || typeof v.attempt === 'number') &&
+    typeof v.receivedAt === 'number' &&
+    (v.tenant === undefined || typeof v.tenant === 'string') &&
+    typeof v.bytes === 'number' &&
+    (v.body === undefined || typeof v.body === 'string')
+  );
 }
 
 /** One key's record as `inspect` reads it; `expiresAt` is when the lease or the retention ends. */

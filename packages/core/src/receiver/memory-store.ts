@@ -4,6 +4,7 @@ import type {
   ClaimResult,
   ClaimWithOrderResult,
   DedupeStore,
+  KeptDelivery,
   ObjectSlot,
   OrderClaimResult,
   StoredEvent,
@@ -45,6 +46,8 @@ export class MemoryStore implements DedupeStore {
   readonly #now: () => number;
   readonly #epoch: number;
   readonly #records = new Map<string, number | Claim>();
+  /** `keepDeliveries`: the kept deliveries by key, oldest first, at most `maxEntries`. */
+  readonly #kept = new Map<string, { delivery: KeptDelivery; expires: number }>();
   #completed = 0;
   #claims = 0;
   #warnedEarlyEviction = false;
@@ -251,6 +254,23 @@ export class MemoryStore implements DedupeStore {
       state: typeof record === 'number' ? 'completed' : 'in-flight',
       expiresAt: expires + this.#epoch,
     };
+  }
+
+  /** Keeps a delivery for `retainMs` (see DedupeStore.keepDelivery); the oldest goes first past `maxEntries`. */
+  async keepDelivery(key: string, delivery: KeptDelivery, retainMs: number): Promise<void> {
+    this.#kept.delete(key);
+    if (this.#kept.size >= this.maxEntries) this.#kept.delete(this.#kept.keys().next().value!);
+    this.#kept.set(key, { delivery: { ...delivery }, expires: this.#now() + retainMs });
+  }
+
+  async keptDelivery(key: string): Promise<KeptDelivery | undefined> {
+    const entry = this.#kept.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.expires <= this.#now()) {
+      this.#kept.delete(key);
+      return undefined;
+    }
+    return { ...entry.delivery };
   }
 
   /** `inspect` of each key, in order (see DedupeStore.inspectMany). */

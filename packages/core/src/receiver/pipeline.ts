@@ -15,6 +15,7 @@ import { type HandlerRegistry, hasSchemas, type Registered } from './handler-reg
 import { HandlerRun } from './handler-run.js';
 import { InFlight, laterTurn } from './in-flight.js';
 import { type DeliveryObserver, type InstrumentedReceiver, observeStore } from './instrumentation.js';
+import { DeliveryKeeper } from './kept-deliveries.js';
 import type { ResolvedOptions } from './receiver-options.js';
 import type { Refusals } from './refusals.js';
 import {
@@ -40,6 +41,8 @@ export class DeliveryPipeline {
   /** `maxConcurrency`: undefined without it. */
   readonly limit: ConcurrencyLimit | undefined;
   readonly claims: ClaimStep;
+  /** `keepDeliveries`: undefined when off. */
+  readonly keeper: DeliveryKeeper | undefined;
   readonly #instrumented: InstrumentedReceiver;
 
   constructor(
@@ -53,6 +56,9 @@ export class DeliveryPipeline {
     this.run = new HandlerRun(opts, errors);
     this.limit = ConcurrencyLimit.of(opts.concurrency, this.run, refusals);
     this.claims = new ClaimStep(opts, this.run, refusals, errors, this.staleHooks);
+    this.keeper =
+      opts.keep &&
+      new DeliveryKeeper(opts.keep, opts.store, opts.retainMs, () => opts.clock.now(), refusals.sampled);
     this.#instrumented = Object.freeze({
       store: opts.store.constructor?.name || 'custom',
       respond: opts.respond,
@@ -99,9 +105,15 @@ export class DeliveryPipeline {
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
     const d: Delivery = { event, key, tenant, handlers: handlers as Delivery['handlers'], obs };
-    const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any store write
-    if (busy !== undefined) return busy;
+    // Kept beside the claim (one round trip, not two), and before any answer, a refusal included.
+    const keeping = this.keeper?.keep(d, rawBody, attempt);
+    const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any claim
+    if (busy !== undefined) {
+      await keeping;
+      return busy;
+    }
     const refused = await this.claims.claim(d);
+    if (keeping !== undefined) await keeping;
     if (refused !== undefined) return this.limit?.leave(d, refused) ?? refused;
 
     try {

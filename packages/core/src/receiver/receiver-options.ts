@@ -15,6 +15,7 @@ import { type ConcurrencyOptions, concurrencyOptions } from './concurrency-optio
 import { type DedupeStore, isDedupeStore, supportsOrder } from './dedupe-store.js';
 import type { Dispatch } from './dispatch.js';
 import type { Instrumentation } from './instrumentation.js';
+import { type KeepDeliveriesOptions, type KeepPolicy, keepOption } from './kept-deliveries.js';
 import { MemoryStore } from './memory-store.js';
 import type { RespondMode, StoreErrorMode } from './modes.js';
 import { type OrderOption, type OrderSlot, orderOption } from './order.js';
@@ -107,6 +108,14 @@ export interface ReceiverOptions {
    * and always before any store write, so the service's retry runs it once. Default 1000.
    */
   maxQueue?: number;
+  /**
+   * Keep each verified delivery's raw body in the store, with its record (event id, type, attempt, when
+   * it arrived, tenant), for `retainMs`: what `sms-webhooks replay` runs an event from when the audit finds
+   * it unfinished or missed. Written beside the claim, before the answer; deliveries answered with an
+   * error after verification are kept too. `true`, or `{ maxBytes, types }`. Default off. Bodies hold
+   * phone numbers: see the README's "Kept deliveries" for what is kept where.
+   */
+  keepDeliveries?: boolean | KeepDeliveriesOptions;
 }
 
 export interface ResolvedOptions {
@@ -133,6 +142,8 @@ export interface ResolvedOptions {
   handlerTimeoutMs: number | undefined;
   /** `maxConcurrency` and `maxQueue`; undefined when there is no limit. */
   concurrency: ConcurrencyOptions | undefined;
+  /** `keepDeliveries`; undefined when off or the store cannot keep. */
+  keep: KeepPolicy | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -158,6 +169,7 @@ const KNOWN_OPTIONS = new Set<string>([
   'handlerTimeoutMs',
   'maxConcurrency',
   'maxQueue',
+  'keepDeliveries',
 ] satisfies (keyof ReceiverOptions)[]);
 
 function fail(message: string): never {
@@ -283,7 +295,9 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
             unit: 'milliseconds (or false for no time-out)',
           }),
     concurrency: concurrencyOptions(options),
+    keep: undefined,
   };
+  resolved.keep = keepOption(options.keepDeliveries, resolved.store, logger);
   if (resolved.order !== undefined && !supportsOrder(resolved.store)) {
     fail(
       `\`order\` needs a store that keeps each object's version: MemoryStore, RedisStore or PostgresStore (this ${resolved.store.constructor?.name ?? 'store'} has no claimOrder, completeOrder, releaseOrder and renewOrder).`,

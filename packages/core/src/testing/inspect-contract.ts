@@ -129,4 +129,45 @@ export function inspectContract(
       assert.equal(states.filter((s) => s === undefined).length, 490);
     },
   );
+
+  row(
+    'keepDelivery (when the store has it) keeps a delivery for retainMs, replaced by a later one',
+    async (_inspect, store) => {
+      if (typeof store.keepDelivery !== 'function' || typeof store.keptDelivery !== 'function') return;
+      const [k, other, short] = [key(), key(), `${key()}:é🙂 \t%_${'x'.repeat(300)}`];
+      const delivery = {
+        eventId: k,
+        eventType: 'message.delivered',
+        attempt: 1,
+        receivedAt: Date.now(),
+        tenant: undefined,
+        bytes: 17,
+        body: '{"id":"é🙂\\u0000"}',
+      };
+      // A store may drop undefined fields (JSON does): compare them as undefined either way.
+      const read = async (id: string) => {
+        const d = await store.keptDelivery!(id);
+        return d && { ...d, attempt: d.attempt, tenant: d.tenant, body: d.body };
+      };
+      assert.equal(await store.keptDelivery(k), undefined);
+      await store.keepDelivery(k, delivery, HOUR);
+      assert.deepEqual(await read(k), delivery);
+      await store.keepDelivery(k, { ...delivery, attempt: 2, tenant: 'a/b' }, HOUR);
+      assert.deepEqual(await read(k), { ...delivery, attempt: 2, tenant: 'a/b' });
+      // A body over the limit: only the record.
+      await store.keepDelivery(
+        other,
+        { ...delivery, eventId: other, body: undefined, bytes: 1_000_000 },
+        HOUR,
+      );
+      const marker = await store.keptDelivery(other);
+      assert.equal(marker?.body, undefined);
+      assert.equal(marker?.bytes, 1_000_000);
+      await store.keepDelivery(short, { ...delivery, eventId: short }, 60);
+      await sleep(120);
+      assert.equal(await store.keptDelivery(short), undefined);
+      // Keeping is not claiming.
+      assert.equal(await store.claim(k, 'a', HOUR), 'claimed');
+    },
+  );
 }
