@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
 import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlocks } from './markdown-blocks.js';
-import { root, runBlock } from './run-blocks.js';
+import { installedFor, root, runBlock } from './run-blocks.js';
 
-// The README's first receiver and every example that listens, started with the port in PORT already
+// The READMEs' receivers and every example that listens, started with the port in PORT already
 // taken: each must exit non-zero at once with a line that names the port and says to set PORT, rather
 // than print "listening" and exit 0, crash on a null address, or wait for a health check.
 
@@ -41,18 +41,37 @@ afterAll(async () => {
   await db?.drop();
 });
 
-it('README.md: the first receiver exits non-zero and says to set PORT', async () => {
-  const block = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8')).find(
-    (b) => b.section === 'Your first receiver' && b.lang === 'ts',
-  )!;
-  const { port, server } = await takePort();
-  try {
-    const env = { PORT: String(port), SMS_WEBHOOK_SECRET: 'whsec_docs_port_taken_0123456789abcdef' };
-    expectLoudFailure(await runBlock(block, block.code, env, 30_000), port);
-  } finally {
-    server.close();
-  }
-}, 40_000);
+/** The README blocks that start an app on PORT: the first receiver, and each adapter's and store's. */
+const READMES: Array<[path: string, section: string, env?: () => Record<string, string>]> = [
+  ['README.md', 'Your first receiver'],
+  ['packages/express/README.md', 'Mount it'],
+  ['packages/express/README.md', 'The raw-body pitfall, and what we do about it'],
+  ['packages/koa/README.md', 'Mount it'],
+  ['packages/koa/README.md', 'The raw-body pitfall, and what we do about it'],
+  ['packages/redis/README.md', 'Use', () => ({ REDIS_URL: redis.url })],
+  ['packages/postgres/README.md', 'Use', () => ({ DATABASE_URL: db.url })],
+];
+
+describe.each(READMES)('%s, %s', (path, section, extra) => {
+  it('exits non-zero at once and says to set PORT', async () => {
+    const block = codeBlocks(readFileSync(join(root, path), 'utf8')).find(
+      (b) => b.section === section && b.lang === 'ts' && /\.listen\(port\b/.test(b.code),
+    )!;
+    expect(block, `a block under "${section}" that listens on PORT`).toBeDefined();
+    const { port, server } = await takePort();
+    try {
+      const env = {
+        ...extra?.(),
+        PORT: String(port),
+        SMS_WEBHOOK_SECRET: 'whsec_docs_port_taken_0123456789abcdef',
+      };
+      const dir = installedFor(dirname(path));
+      expectLoudFailure(await runBlock(block, block.code, env, 30_000, { dir, on: 'node' }), port);
+    } finally {
+      server.close();
+    }
+  }, 40_000);
+});
 
 /** Each example's program that listens on PORT, with what else it needs to get as far as listening. */
 const EXAMPLES: Array<[example: string, file: string, env?: () => Record<string, string>]> = [
