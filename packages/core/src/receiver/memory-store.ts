@@ -1,5 +1,6 @@
 import type { Logger } from '../base/logger.js';
 import { positiveOption } from '../base/option-checks.js';
+import { Fifo } from './completion-ring.js';
 import type {
   ClaimResult,
   ClaimWithOrderResult,
@@ -9,6 +10,7 @@ import type {
   OrderClaimResult,
   StoredEvent,
 } from './dedupe-store.js';
+import { MemoryKept } from './memory-kept.js';
 import { MemoryOrder } from './memory-order.js';
 
 export interface MemoryStoreOptions {
@@ -46,8 +48,7 @@ export class MemoryStore implements DedupeStore {
   readonly #now: () => number;
   readonly #epoch: number;
   readonly #records = new Map<string, number | Claim>();
-  /** `keepDeliveries`: the kept deliveries by key, oldest first, at most `maxEntries`. */
-  readonly #kept = new Map<string, { delivery: KeptDelivery; expires: number }>();
+  #kept: MemoryKept | undefined;
   #completed = 0;
   #claims = 0;
   #warnedEarlyEviction = false;
@@ -258,19 +259,12 @@ export class MemoryStore implements DedupeStore {
 
   /** Keeps a delivery for `retainMs` (see DedupeStore.keepDelivery); the oldest goes first past `maxEntries`. */
   async keepDelivery(key: string, delivery: KeptDelivery, retainMs: number): Promise<void> {
-    this.#kept.delete(key);
-    if (this.#kept.size >= this.maxEntries) this.#kept.delete(this.#kept.keys().next().value!);
-    this.#kept.set(key, { delivery: { ...delivery }, expires: this.#now() + retainMs });
+    this.#kept ??= new MemoryKept(this.maxEntries, this.#now);
+    this.#kept.keep(key, delivery, retainMs);
   }
 
   async keptDelivery(key: string): Promise<KeptDelivery | undefined> {
-    const entry = this.#kept.get(key);
-    if (entry === undefined) return undefined;
-    if (entry.expires <= this.#now()) {
-      this.#kept.delete(key);
-      return undefined;
-    }
-    return { ...entry.delivery };
+    return this.#kept?.read(key);
   }
 
   /** `inspect` of each key, in order (see DedupeStore.inspectMany). */
@@ -289,57 +283,4 @@ function formatAge(ms: number): string {
   const minutes = Math.floor(ms / 60_000);
   if (minutes === 0) return `${Math.round(ms / 1000)} s`;
   return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-}
-
-/** A growable ring of (key, expiry, completion time): push at the back, shift from the front, both O(1). */
-class Fifo {
-  #keys: (string | undefined)[] = new Array(16);
-  #expires = new Float64Array(16);
-  #completedAt = new Float64Array(16);
-  #head = 0;
-  size = 0;
-
-  push(key: string, expires: number, completedAt: number): void {
-    if (this.size === this.#keys.length) this.#grow();
-    const at = (this.#head + this.size) & (this.#keys.length - 1);
-    this.#keys[at] = key;
-    this.#expires[at] = expires;
-    this.#completedAt[at] = completedAt;
-    this.size++;
-  }
-
-  headKey(): string {
-    return this.#keys[this.#head] as string;
-  }
-
-  headExpires(): number {
-    return this.#expires[this.#head]!;
-  }
-
-  headCompletedAt(): number {
-    return this.#completedAt[this.#head]!;
-  }
-
-  shift(): void {
-    this.#keys[this.#head] = undefined; // let the key string go
-    this.#head = (this.#head + 1) & (this.#keys.length - 1);
-    this.size--;
-  }
-
-  #grow(): void {
-    const capacity = this.#keys.length * 2;
-    const keys = new Array<string | undefined>(capacity);
-    const expires = new Float64Array(capacity);
-    const completedAt = new Float64Array(capacity);
-    for (let i = 0; i < this.size; i++) {
-      const from = (this.#head + i) & (this.#keys.length - 1);
-      keys[i] = this.#keys[from];
-      expires[i] = this.#expires[from]!;
-      completedAt[i] = this.#completedAt[from]!;
-    }
-    this.#keys = keys;
-    this.#expires = expires;
-    this.#completedAt = completedAt;
-    this.#head = 0;
-  }
 }

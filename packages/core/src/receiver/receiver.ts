@@ -282,6 +282,8 @@ export class WebhookReceiver implements AdapterReceiver {
         attempt: ctx?.attempt,
         receivedAt: ctx?.receivedAt ?? new Date(this.#opts.clock.now()),
         claim: ctx?.claim,
+        // A replayed tenant's event runs on its tenant, as it did when it arrived.
+        ...(ctx?.tenant === undefined ? {} : { tenant: ctx.tenant }),
       },
       obs,
     );
