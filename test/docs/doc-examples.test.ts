@@ -24,11 +24,15 @@ const ENTRY_POINTS: Array<[file: string, name: string]> = [
   ['packages/lambda/src/lambda-handler.ts', 'lambdaHandler'],
   ['packages/client/src/client.ts', 'createClient'],
   ['packages/emulator/src/emulator.ts', 'createEmulator'],
+  ['packages/nestjs/src/sms-webhooks.module.ts', 'SmsWebhooksModule'],
 ];
 
 /** The fenced code of the `@example` tags in the doc comment right above `export … name`. */
 function docExamples(source: string, name: string): string[] {
-  const at = new RegExp(`\\*/\\nexport (?:async )?(?:function|const|class) ${name}\\b`).exec(source);
+  // Decorators (Nest's @Module) may stand between the comment and the export.
+  const at = new RegExp(
+    `\\*/\\n(?:@[\\s\\S]*?\\n)?export (?:async )?(?:function|const|class) ${name}\\b`,
+  ).exec(source);
   if (!at) return [];
   const comment = source.slice(source.lastIndexOf('/**', at.index), at.index);
   const text = comment.replace(/^\s*\* ?/gm, '');

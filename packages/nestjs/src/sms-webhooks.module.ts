@@ -30,6 +30,27 @@ const receiverProvider: FactoryProvider<Receiver> = {
  * `SmsWebhooksModule.forRoot({ secret, path: '/webhooks/sms' })`, or `forRootAsync({ imports, inject,
  * useFactory })`: one receiver, its route on the app's HTTP platform, and every `@OnSmsWebhook` method
  * registered on it. Import it once, in the root module.
+ *
+ * @example
+ * ```ts
+ * import { Injectable, Module } from '@nestjs/common';
+ * import type { WebhookEvent } from '@sms-webhooks/core';
+ * import { OnSmsWebhook, SmsWebhooksModule } from '@sms-webhooks/nestjs';
+ *
+ * @Injectable()
+ * export class DeliveryHandlers {
+ *   @OnSmsWebhook('message.delivered')
+ *   async onDelivered(event: WebhookEvent<'message.delivered'>) {
+ *     console.log(`${event.data.id} delivered to ${event.data.to}`); // typed per event type
+ *   }
+ * }
+ *
+ * @Module({
+ *   imports: [SmsWebhooksModule.forRoot({ secret: process.env.SMS_WEBHOOK_SECRET!, path: '/webhooks/sms' })],
+ *   providers: [DeliveryHandlers],
+ * })
+ * export class AppModule {}
+ * ```
  */
 @Module({
   imports: [DiscoveryModule],
