@@ -3,6 +3,7 @@ import { registerAudit } from './commands/audit.js';
 import { registerEmulator } from './commands/emulator.js';
 import { registerFailed } from './commands/failed.js';
 import { registerListen } from './commands/listen.js';
+import { registerReplay } from './commands/replay.js';
 import { registerSend } from './commands/send.js';
 import { registerSign } from './commands/sign.js';
 import { registerTrigger } from './commands/trigger.js';
@@ -40,6 +41,7 @@ export function createProgram(io: CliIo, options: ProgramOptions = {}): Command 
   registerWebhooks(program, io);
   registerFailed(program, io);
   registerAudit(program, io);
+  registerReplay(program, io);
   checkRequiredAfterUnknown(program);
   return program;
 }

@@ -44,6 +44,12 @@ export interface AuditedEvent {
   ignored: boolean;
   /** The queue's failed job for the event, when `findFailed` was given and found one. */
   failedJob?: FailedJobInfo;
+  /**
+   * For a missed or unfinished event, when the store keeps deliveries (`keepDeliveries`): `kept` (its
+   * body is there: `replayEvents` / `sms-webhooks replay` can run it), `too-large` (only its record), or
+   * `not-kept` (never verified by the receiver, not kept, or past its retention).
+   */
+  replay?: 'kept' | 'too-large' | 'not-kept';
 }
 
 export interface AuditReport {
@@ -236,6 +242,7 @@ export async function auditWebhook(options: AuditOptions): Promise<AuditReport> 
     };
   });
   if (o.findFailed) await withFailedJobs(events, o.findFailed);
+  if (o.store.keptDelivery) await withKept(events, o.store, o.keyOf);
   events.sort((a, b) => ORDER[a.category] - ORDER[b.category] || a.createdAt - b.createdAt);
   const counts: Record<AuditCategory, number> = { missed: 0, retrying: 0, unfinished: 0, fine: 0 };
   for (const e of events) counts[e.category]++;
@@ -278,6 +285,23 @@ function warningsOf(events: AuditedEvent[], toldHandled: boolean): string[] {
     );
   }
   return warnings;
+}
+
+/** Whether the store kept each unfinished or missed event's body, a few reads at a time. */
+async function withKept(
+  events: AuditedEvent[],
+  store: DedupeStore,
+  keyOf: (eventId: string) => string,
+): Promise<void> {
+  const wanted = events.filter((e) => e.category === 'unfinished' || e.category === 'missed');
+  let next = 0;
+  const worker = async () => {
+    for (let e = wanted[next++]; e !== undefined; e = wanted[next++]) {
+      const kept = await store.keptDelivery!(keyOf(e.eventId));
+      e.replay = kept === undefined ? 'not-kept' : kept.body === undefined ? 'too-large' : 'kept';
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, wanted.length) }, worker));
 }
 
 /** The queue's failed job of each unfinished or missed event, a few lookups at a time. */

@@ -10,7 +10,9 @@ export type OpsErrorCode =
   /** Rotation waited its whole `timeoutMs` and the app never accepted the new secret; the old webhook is kept. */
   | 'ERR_SMS_OPS_NOT_ACCEPTED'
   /** The service answered a list the audit cannot read (a record of another shape); names the field. */
-  | 'ERR_SMS_OPS_BAD_ANSWER';
+  | 'ERR_SMS_OPS_BAD_ANSWER'
+  /** The store keeps no deliveries (no `keptDelivery`), so there is nothing to replay from. */
+  | 'ERR_SMS_OPS_NO_KEPT';
 
 /** Every failure of this package; match on `code` (the ESM and CJS builds have a class each). Never holds a secret. */
 export class OpsError extends Error {

@@ -12,6 +12,12 @@ export type { PublicWebhook, WebhookDeclaration } from './declaration.js';
 export { OpsError, type OpsErrorCode } from './errors.js';
 export type { PendingDelivery } from './pending.js';
 export type { ProbeResult } from './probe.js';
+export {
+  type ReplayedEvent,
+  type ReplayOptions,
+  type ReplayOutcome,
+  replayEvents,
+} from './replay.js';
 export { type RetireOptions, type RetireResult, retireWebhook } from './retire.js';
 export { type RotateOptions, type RotateResult, rotateWebhook } from './rotate.js';
 export { type SmokeTestOptions, type SmokeTestResult, smokeTest } from './smoke-test.js';

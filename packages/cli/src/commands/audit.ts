@@ -1,167 +1,30 @@
-import type { DedupeStore } from '@sms-webhooks/core';
-import { type AuditedEvent, type AuditReport, auditWebhook, type FailedJobInfo } from '@sms-webhooks/ops';
+import { type AuditedEvent, type AuditReport, auditWebhook } from '@sms-webhooks/ops';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type ApiOptions, clientFor } from '../api-client.js';
 import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
-import { loadPgBoss } from '../pg-boss-class.js';
 import { handledBy } from '../receiver-module.js';
+import { connect, connectionUrl, type StoreOptions } from '../store-connection.js';
 import { terminalText } from '../terminal-text.js';
+import { replayLines, replayWith } from './replay.js';
 
-interface AuditOptions extends ApiOptions {
-  redisUrl?: string;
-  databaseUrl?: string;
-  storePrefix?: string;
-  table?: string;
+export interface AuditOptions extends ApiOptions, StoreOptions {
   keyPrefix?: string;
-  queue?: string;
-  amqpUrl?: string;
-  schema?: string;
   handles?: string[];
   receiver?: string;
   retainHours?: number;
   tenant?: string;
+  replay?: boolean;
   all?: boolean;
   json?: boolean;
-}
-
-interface Connected {
-  store: DedupeStore;
-  findFailed?: (eventId: string) => Promise<FailedJobInfo | undefined>;
-  close(): Promise<void>;
-}
-
-const CONNECT_TIMEOUT_MS = 5000;
-
-function connectionUrl(value: string): string {
-  try {
-    new URL(value);
-    return value;
-  } catch {
-    throw new InvalidArgumentError('must be a connection URL, e.g. redis://127.0.0.1:6379.');
-  }
 }
 
 function hours(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a positive number of hours.');
   return n;
-}
-
-/** The receiver's RedisStore, and the BullMQ queue's failed set with --queue. */
-async function redisStore(url: string, options: AuditOptions): Promise<Connected> {
-  const [{ Redis }, { RedisStore }] = await Promise.all([import('ioredis'), import('@sms-webhooks/redis')]);
-  // One bounded connection attempt: a wrong URL is an error, not a job waiting for Redis forever.
-  const connection = {
-    retryStrategy: () => null,
-    connectTimeout: CONNECT_TIMEOUT_MS,
-    maxRetriesPerRequest: 1,
-  };
-  const redis = new Redis(url, { ...connection, lazyConnect: true });
-  redis.on('error', () => {});
-  const store = new RedisStore({ client: redis, clientType: 'ioredis', prefix: options.storePrefix });
-  if (options.queue === undefined || options.amqpUrl) {
-    return { store, close: async () => redis.disconnect() };
-  }
-  const [{ Queue }, bullmq] = await Promise.all([import('bullmq'), import('@sms-webhooks/bullmq')]);
-  const queue = new Queue(options.queue, { connection: { url, ...connection } });
-  queue.on('error', () => {});
-  return {
-    store,
-    findFailed: (id) => bullmq.findFailed(queue, id),
-    async close() {
-      redis.disconnect();
-      await queue.close().catch(() => {});
-    },
-  };
-}
-
-/** The receiver's PostgresStore, and pg-boss's failed jobs with --queue. */
-async function postgresStore(url: string, options: AuditOptions): Promise<Connected> {
-  const [{ default: pg }, { PostgresStore }] = await Promise.all([
-    import('pg'),
-    import('@sms-webhooks/postgres'),
-  ]);
-  const connection = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 2 };
-  const pool = new pg.Pool(connection);
-  pool.on('error', () => {});
-  const store = new PostgresStore({ pool, table: options.table });
-  if (options.queue === undefined || options.amqpUrl) {
-    return { store, close: () => pool.end().catch(() => {}) };
-  }
-  const [PgBoss, pgBoss] = await Promise.all([loadPgBoss(), import('@sms-webhooks/pg-boss')]);
-  const boss = new PgBoss({
-    ...connection,
-    schema: options.schema,
-    supervise: false,
-    schedule: false,
-    migrate: false,
-  });
-  boss.on('error', () => {});
-  const close = async () => {
-    await boss.stop({ graceful: false, wait: true }).catch(() => {});
-    await pool.end().catch(() => {});
-  };
-  try {
-    await boss.start();
-  } catch (error) {
-    await close();
-    throw error;
-  }
-  const where = { queue: options.queue, schema: options.schema };
-  return { store, findFailed: (id) => pgBoss.findFailed(boss, id, where), close };
-}
-
-/**
- * RabbitMQ's failed queue (`<queue>.failed`) with --amqp-url: read once for the whole audit, every
- * message given back (see failedFinder in @sms-webhooks/rabbitmq).
- */
-async function withRabbitFailed(connected: Connected, url: string, queue: string | undefined) {
-  try {
-    const [{ default: amqp }, rabbitmq] = await Promise.all([
-      import('amqplib'),
-      import('@sms-webhooks/rabbitmq'),
-    ]);
-    const connection = await amqp.connect(url, { timeout: CONNECT_TIMEOUT_MS });
-    connection.on('error', () => {});
-    const findFailed = rabbitmq.failedFinder(connection, { queue: queue ?? rabbitmq.DEFAULT_QUEUE_NAME });
-    return {
-      store: connected.store,
-      findFailed,
-      async close() {
-        await connection.close().catch(() => {});
-        await connected.close();
-      },
-    };
-  } catch (error) {
-    await connected.close();
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(`could not reach RabbitMQ: ${message}`, { code: 'queue_unavailable' });
-  }
-}
-
-async function connect(io: CliIo, options: AuditOptions): Promise<Connected> {
-  const connected = await connectStore(io, options);
-  const amqpUrl = options.amqpUrl;
-  return amqpUrl ? withRabbitFailed(connected, amqpUrl, options.queue) : connected;
-}
-
-function connectStore(io: CliIo, options: AuditOptions): Promise<Connected> {
-  const redisUrl = options.redisUrl ?? (options.databaseUrl ? undefined : io.env.REDIS_URL);
-  const databaseUrl = options.databaseUrl ?? (redisUrl ? undefined : io.env.DATABASE_URL);
-  if (redisUrl && databaseUrl) {
-    throw new CliError('give one store: --redis-url (RedisStore) or --database-url (PostgresStore).', {
-      exitCode: 2,
-    });
-  }
-  if (redisUrl) return redisStore(redisUrl, options);
-  if (databaseUrl) return postgresStore(databaseUrl, options);
-  throw new CliError(
-    "say where the receiver's dedupe store is: --redis-url (RedisStore) or --database-url (PostgresStore). A MemoryStore lives in the app's process: audit it with auditWebhook() from @sms-webhooks/ops there.",
-    { code: 'store_missing', exitCode: 2 },
-  );
 }
 
 const NOTE: Record<AuditedEvent['category'], (e: AuditedEvent) => string> = {
@@ -174,6 +37,16 @@ const NOTE: Record<AuditedEvent['category'], (e: AuditedEvent) => string> = {
         ? 'acknowledged; a handler holds its claim (running, or its process died)'
         : 'acknowledged; the store has no completion',
   fine: (e) => (e.ignored ? 'no handler for this type (ignored by design)' : 'delivered and completed'),
+};
+
+/**
+ * What the store kept of a missed or unfinished event (keepDeliveries). Nothing kept says nothing: an app
+ * without the option would read "not kept" on every line (`--json` has it as `replay: 'not-kept'`).
+ */
+const REPLAY: Record<NonNullable<AuditedEvent['replay']>, (e: AuditedEvent) => string> = {
+  kept: (e) => `; kept: sms-webhooks replay ${e.eventId}`,
+  'too-large': () => '; not kept: over keepDeliveries.maxBytes',
+  'not-kept': () => '',
 };
 
 function table(report: AuditReport, all: boolean): string[] {
@@ -196,7 +69,7 @@ function table(report: AuditReport, all: boolean): string[] {
           e.eventType,
           String(e.attempts),
           e.lastStatusCode === null ? '-' : String(e.lastStatusCode),
-          NOTE[e.category](e),
+          NOTE[e.category](e) + (e.replay ? REPLAY[e.replay](e) : ''),
         ].map(terminalText),
       ),
     ];
@@ -282,11 +155,18 @@ export function registerAudit(program: Command, io: CliIo): void {
       '--tenant <name>',
       "the tenant whose webhook this is, when the receiver's `secret` is a function: its store keys are the tenant, URI-encoded, a slash and the event id (as the receiver writes them)",
     )
+    .option(
+      '--replay',
+      "then run every missed or unfinished event the store kept (keepDeliveries) through the app's handlers, once each (needs --receiver)",
+    )
     .option('--all', 'list the fine events too')
     .option('--json', 'print the report as JSON')
     .action(async (webhookIds: string[], options: AuditOptions) => {
       if (options.handles && options.receiver) {
         throw new CliError('give --handles or --receiver, not both.', { exitCode: 2 });
+      }
+      if (options.replay && !options.receiver) {
+        throw new CliError("--replay runs the app's handlers: give --receiver <module>.", { exitCode: 2 });
       }
       const client = clientFor(io, options);
       const handled = options.receiver
@@ -310,6 +190,34 @@ export function registerAudit(program: Command, io: CliIo): void {
         throw storeError(error);
       } finally {
         await connected.close();
+      }
+      if (options.replay && report.trusted) {
+        const wanted = report.events.filter((e) => e.replay === 'kept').map((e) => e.eventId);
+        const results = wanted.length === 0 ? [] : await replayWith(io, options, wanted);
+        const left = report.events.filter(
+          (e) =>
+            (e.category === 'missed' || e.category === 'unfinished') &&
+            !results.some(
+              (r) => r.eventId === e.eventId && ['replayed', 'already-finished'].includes(r.outcome),
+            ),
+        );
+        print(io, options, { ...report, replayed: results }, () => [
+          ...table(report, options.all === true),
+          '',
+          results.length === 0
+            ? 'Nothing to replay: no missed or unfinished event has a kept body.'
+            : 'Replay:',
+          ...replayLines(results),
+        ]);
+        if (left.length > 0) {
+          throw new CliError(
+            `${left.length} missed or unfinished event(s) on ${webhookIds.join(' + ')} are left after the replay.`,
+            {
+              code: 'audit_failed',
+            },
+          );
+        }
+        return;
       }
       print(io, options, report, () => table(report, options.all === true));
       if (!report.trusted) {
