@@ -273,8 +273,14 @@ const UNTRUSTED = 'None of the';
 function warningsOf(events: AuditedEvent[], toldHandled: boolean): string[] {
   const warnings: string[] = [];
   const delivered = events.filter((e) => !e.ignored && e.deliveredAt !== null);
-  // A queue's failed job is a trace too: a hand-off gives its claim back when the job fails for good.
-  if (delivered.length > 0 && events.every((e) => e.ignored || (e.stored === 'none' && !e.failedJob))) {
+  // A queue's failed job is a trace too (a hand-off gives its claim back when the job fails for good),
+  // and so is a kept delivery (a crashed run's claim ends with its lease; the body it kept stays).
+  const traced = (e: AuditedEvent) =>
+    e.ignored ||
+    e.stored !== 'none' ||
+    e.failedJob !== undefined ||
+    (e.replay !== undefined && e.replay !== 'not-kept');
+  if (delivered.length > 0 && !events.some(traced)) {
     warnings.push(
       `${UNTRUSTED} ${delivered.length} delivered event(s) is in the store, though the receiver claims each one before it answers: the store, its prefix or table, the key prefix or the tenant is probably not the receiver's. This report cannot be trusted.`,
     );
