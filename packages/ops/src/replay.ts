@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AnyWebhookEvent, DedupeStore, HandlerContext, Logger } from '@sms-webhooks/core';
-import { LeaseKeeper } from '@sms-webhooks/core/queue';
+import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
+import { type AdapterReceiver, LeaseKeeper } from '@sms-webhooks/core/queue';
 import { type KeptDelivery, parseEvent, tenantKey } from '@sms-webhooks/core/store';
 import { OpsError, optionMistake, positiveMs } from './errors.js';
 
@@ -36,7 +36,7 @@ export interface ReplayOptions {
   /** The receiver's dedupe store, where `keepDeliveries` kept the bodies. */
   store: DedupeStore;
   /** The app's receiver (its handlers run): `createReceiver(…)` as the app builds it. */
-  receiver: { runHandlers(event: AnyWebhookEvent, ctx?: Partial<HandlerContext>): Promise<void> };
+  receiver: Receiver;
   /** The events to run again (`evt_…`), each once. */
   eventIds: readonly string[];
   /** The tenant, when the receiver's `secret` is a function: keys are `tenantKey(tenant, id)`. */
@@ -88,7 +88,7 @@ function checkOptions(options: ReplayOptions) {
       "the store has no keptDelivery(key), so there is nothing to replay from. MemoryStore, RedisStore and PostgresStore keep deliveries with the receiver's `keepDeliveries: true`.",
     );
   }
-  if (typeof receiver?.runHandlers !== 'function') {
+  if (typeof (receiver as Partial<AdapterReceiver> | undefined)?.runHandlers !== 'function') {
     throw optionMistake(
       "`receiver` must be the app's receiver (createReceiver), whose handlers run the events.",
     );
@@ -109,7 +109,9 @@ function checkOptions(options: ReplayOptions) {
   const leaseMs = positiveMs('leaseMs', options.leaseMs, 5 * 60_000);
   const retainMs = positiveMs('retainMs', options.retainMs, 24 * 3_600_000);
   const keyOf = (id: string) => keyPrefix + (tenant === undefined ? id : tenantKey(tenant, id));
-  return { store, receiver, eventIds, tenant, keyOf, onEvent, logger, leaseMs, retainMs };
+  // Every receiver createReceiver makes runs handlers for an event verified elsewhere (as a queue worker does).
+  const run = receiver as AdapterReceiver;
+  return { store, receiver: run, eventIds, tenant, keyOf, onEvent, logger, leaseMs, retainMs };
 }
 
 async function replayOne(o: Checked, leases: LeaseKeeper, eventId: string): Promise<ReplayedEvent> {

@@ -45,7 +45,10 @@ export async function replayWith(
       { code: 'receiver_missing', exitCode: 2 },
     );
   }
-  const receiver = await loadReceiver<ReplayOptions['receiver']>(options.receiver, 'runHandlers');
+  const receiver = await loadReceiver<ReplayOptions['receiver'] & { runHandlers: unknown }>(
+    options.receiver,
+    'runHandlers',
+  );
   const connected = await connectStore(io, options);
   try {
     return await replayEvents({
