@@ -13,11 +13,6 @@ const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
 const NOT_YET: Record<string, string> = {
   'emulator/src/events.ts': 'sampleData, which core shares with createTestDelivery',
   'emulator/src/state.ts': 'sampleData, which core shares with createTestDelivery',
-  'ops/src/rotate.ts': "Clock, the ops owner's to move",
-  'ops/src/smoke-test.ts': "Clock, the ops owner's to move",
-  'ops/src/retire.ts': "Clock, the ops owner's to move",
-  'ops/src/wait.ts': "Clock, the ops owner's to move",
-  'ops/src/probe.ts': "Clock, the ops owner's to move",
 };
 
 const IMPORT = /^(?:import|export)\b[^;]*?\bfrom '@sms-webhooks\/core\/testing'/m;

@@ -22,3 +22,4 @@ export { type RetireOptions, type RetireResult, retireWebhook } from './retire.j
 export { type RotateOptions, type RotateResult, rotateWebhook } from './rotate.js';
 export { type SmokeTestOptions, type SmokeTestResult, smokeTest } from './smoke-test.js';
 export { type SyncResult, syncWebhook } from './sync.js';
+export type { Clock } from './wait.js';

@@ -1,5 +1,5 @@
 import { createTestDelivery } from '@sms-webhooks/core';
-import type { Clock } from '@sms-webhooks/core/testing';
+import type { Clock } from './wait.js';
 
 /**
  * `accepted`: the app answered 2xx to a delivery signed with the secret. `refused`: it answered, not 2xx

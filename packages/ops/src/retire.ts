@@ -1,8 +1,7 @@
 import type { Client } from '@sms-webhooks/client';
-import type { Clock } from '@sms-webhooks/core/testing';
 import { optionMistake, positiveMs } from './errors.js';
 import { type PendingDelivery, pendingOnlyOn } from './pending.js';
-import { clockOption, sleep } from './wait.js';
+import { type Clock, clockOption, sleep } from './wait.js';
 
 export interface RetireOptions {
   /** The webhook to delete once it owes the app nothing (`wh_…`). */

@@ -1,5 +1,4 @@
 import type { Client } from '@sms-webhooks/client';
-import type { Clock } from '@sms-webhooks/core/testing';
 import {
   checkDeclaration,
   type PublicWebhook,
@@ -11,7 +10,7 @@ import type { PendingDelivery } from './pending.js';
 import { type ProbeResult, probeApp } from './probe.js';
 import { retireWebhook } from './retire.js';
 import { type SmokeTestResult, smokeTest } from './smoke-test.js';
-import { clockOption, sleep } from './wait.js';
+import { type Clock, clockOption, sleep } from './wait.js';
 
 export interface RotateOptions {
   /** The webhook to replace (`wh_…`). */

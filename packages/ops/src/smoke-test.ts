@@ -1,7 +1,6 @@
 import { type Client, deliveryOutcome, type WebhookDelivery } from '@sms-webhooks/client';
-import type { Clock } from '@sms-webhooks/core/testing';
 import { optionMistake, positiveMs } from './errors.js';
-import { clockOption, sleep } from './wait.js';
+import { type Clock, clockOption, sleep } from './wait.js';
 
 /**
  * `ok`: the app answered the `webhook.test` delivery 2xx. Otherwise `statusCode` and `error` are what it

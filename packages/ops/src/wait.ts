@@ -1,5 +1,13 @@
-import type { Clock } from '@sms-webhooks/core/testing';
 import { optionMistake } from './errors.js';
+
+/**
+ * Where the waits take their time: epoch ms and a timer that can be cancelled. VirtualClock from
+ * `@sms-webhooks/core/testing` is one (tests move it on); the default keeps the process alive.
+ */
+export interface Clock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): () => void;
+}
 
 /** A wait on the clock (a VirtualClock in tests); rejects when `signal` aborts. */
 export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
