@@ -3,6 +3,7 @@
 // makes before its answer and in all (counted at the client: ioredis' call, pg's query; not timed). Each delivery is a new
 // status of one of 200 messages, in order, so every ordered event is claimed (none stale).
 // Run: pnpm bench:order [--quick] [--two-calls] [--only=redis|postgres]
+// With --feature=keep (pnpm bench:keep) the same run compares `keepDeliveries` off and on instead.
 import { readFileSync } from 'node:fs';
 import { createReceiver, createTestDelivery, type DedupeStore, type Receiver } from '@sms-webhooks/core';
 import { PostgresStore } from '@sms-webhooks/postgres';
@@ -16,6 +17,8 @@ const quick = process.argv.includes('--quick');
 // every store before them): claim then claimOrder before the answer, completeOrder then complete after.
 const twoCalls = process.argv.includes('--two-calls');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const feature = process.argv.find((a) => a.startsWith('--feature='))?.slice('--feature='.length) ?? 'order';
+if (feature !== 'order' && feature !== 'keep') throw new Error('--feature is order or keep');
 const ROUNDS = quick ? 3 : 7;
 const PER_ROUND = quick ? 400 : 2000;
 const AT_ONCE = 32;
@@ -136,7 +139,8 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
     const receiver = createReceiver({
       secret,
       store: twoCalls ? withoutOneStep(store) : store,
-      order: mode === 'on',
+      order: feature === 'order' && mode === 'on',
+      keepDeliveries: feature === 'keep' && mode === 'on',
       logger: { warn() {}, error: (m: string) => void (errors++ === 0 && console.error(m)) },
     });
     const gate = { wait: Promise.resolve(), open: () => {} };
@@ -171,13 +175,13 @@ async function compare(name: string, make: () => { store: DedupeStore; tally: Ta
   const cpu = { off: median(cpus.off), on: median(cpus.on) };
   const server = { off: median(servers.off), on: median(servers.on) };
   console.log(
-    `${name.padEnd(14)} order off ${off.toFixed(0).padStart(6)}/s (round trips: ${trips.off.before} before the answer, ${trips.off.total} in all)   ` +
-      `order on ${on.toFixed(0).padStart(6)}/s (${trips.on.before}, ${trips.on.total})   on/off ${(on / off).toFixed(2)}x ` +
+    `${name.padEnd(14)} ${feature} off ${off.toFixed(0).padStart(6)}/s (store calls: ${trips.off.before} before the answer, ${trips.off.total} in all)   ` +
+      `${feature} on ${on.toFixed(0).padStart(6)}/s (${trips.on.before}, ${trips.on.total})   on/off ${(on / off).toFixed(2)}x ` +
       `(median of the rounds' ratios ${paired.toFixed(2)}x)`,
   );
   console.log(
-    `${''.padEnd(14)} CPU per delivery, this process and the store's server: order off ${cpu.off.toFixed(0)} µs, ` +
-      `order on ${cpu.on.toFixed(0)} µs: off/on ${(cpu.off / cpu.on).toFixed(2)}x (the server's part: off ${server.off.toFixed(0)} µs, ` +
+    `${''.padEnd(14)} CPU per delivery, this process and the store's server: ${feature} off ${cpu.off.toFixed(0)} µs, ` +
+      `${feature} on ${cpu.on.toFixed(0)} µs: off/on ${(cpu.off / cpu.on).toFixed(2)}x (the server's part: off ${server.off.toFixed(0)} µs, ` +
       `on ${server.on.toFixed(0)} µs); ` +
       `409 answers: off ${busyBefore.off}, on ${busyBefore.on} of ${ROUNDS * PER_ROUND} each`,
   );
