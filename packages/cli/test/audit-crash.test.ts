@@ -1,12 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { type AttemptReport, createEmulator, type Emulator } from '@sms-webhooks/emulator';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
+import { startApp } from './app-process.js';
 import { runCli } from './helpers.js';
-import { cli, root } from './spawn-cli.js';
+import { cli } from './spawn-cli.js';
 
 // A crash after a fast 200, for real: the app is its own process, answers 200 (respond: 'immediately'),
 // and is SIGKILLed inside its handler. The audit, a process of its own too, must call that event
@@ -21,41 +18,6 @@ beforeAll(async () => {
 afterAll(() => redis?.stop());
 afterEach(() => emulator?.close());
 
-/** The fixture app in its own Node process, its printed JSON lines awaited one key at a time. */
-function startApp(env: Record<string, string>) {
-  const file = fileURLToPath(new URL('./fixtures/crashing-app.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const exited = once(child, 'exit');
-  const lines: Record<string, string>[] = [];
-  const wakes = new Set<() => void>();
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    lines.push(JSON.parse(line) as Record<string, string>);
-    for (const wake of wakes) wake();
-  });
-  return {
-    exited,
-    printed: (key: string) =>
-      new Promise<string>((resolve, reject) => {
-        const look = () => {
-          const line = lines.find((l) => key in l);
-          if (line) resolve(line[key]!);
-        };
-        wakes.add(look);
-        look();
-        void exited.then(() => reject(new Error(`the app exited before printing ${key}:\n${stderr}`)));
-      }),
-    kill: () => child.kill('SIGKILL'),
-  };
-}
-
 describe('sms-webhooks audit after a real crash', () => {
   it('an app SIGKILLed in its handler after answering 200: acknowledged, not finished, exit 1', async () => {
     const attempts: AttemptReport[] = [];
@@ -66,7 +28,7 @@ describe('sms-webhooks audit after a real crash', () => {
     });
     const env = { SMS_API_KEY: 'sk_test_audit_crash', SMS_API_BASE_URL: await emulator.listen() };
     const prefix = `audit-crash-${randomBytes(4).toString('hex')}:`;
-    const app = startApp({ REDIS_URL: redis.url, STORE_PREFIX: prefix, SECRET });
+    const app = startApp('crashing-app.ts', { REDIS_URL: redis.url, STORE_PREFIX: prefix, SECRET });
     try {
       const url = await app.printed('url');
       const created = await runCli(

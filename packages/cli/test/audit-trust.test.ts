@@ -7,6 +7,7 @@ import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger } from '@sms-webhooks/test-helpers';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
+import { receiverServer } from './app-process.js';
 import { runCli } from './helpers.js';
 
 // The audit from the CLI: a report it cannot trust exits 2, the service's malformed answer is named as
@@ -54,26 +55,23 @@ describe('sms-webhooks audit: answers it can and cannot trust', () => {
     const client = new Redis(redis.url);
     closers.push(() => client.quit());
     const prefix = `trust-${randomBytes(4).toString('hex')}:`;
-    let receiver = createReceiver({ secret: 'whsec_placeholder_0123456789abcdef', logger: captureLogger() });
-    const app = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const out = await receiver.handle({ rawBody: Buffer.concat(chunks), headers: req.headers });
-      res.writeHead(out.status, out.headers).end(out.body);
-    });
-    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-    closers.push(() => new Promise((r) => app.close(r)));
-    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`;
+    const app = await receiverServer(
+      createReceiver({ secret: 'whsec_placeholder_0123456789abcdef', logger: captureLogger() }),
+    );
+    closers.push(app.close);
+    const url = app.url;
     const webhook = JSON.parse(
       (await runCli(['webhooks', 'create', '--url', url, '--events', 'message.sent', '--json'], env)).stdout,
     ) as { id: string; secret: string };
     const store = new RedisStore({ client, clientType: 'ioredis', prefix });
-    receiver = createReceiver({
-      secret: webhook.secret,
-      store,
-      respond: 'after-handlers',
-      logger: captureLogger(),
-    }).on('message.sent', () => {});
+    app.use(
+      createReceiver({
+        secret: webhook.secret,
+        store,
+        respond: 'after-handlers',
+        logger: captureLogger(),
+      }).on('message.sent', () => {}),
+    );
     emulator.emit('message.sent');
     emulator.emit('message.sent');
     await emulator.waitForIdle(5000);

@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { type AttemptReport, createEmulator, type Emulator } from '@sms-webhooks/emulator';
 import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
-import { cli, root } from './spawn-cli.js';
+import { startApp } from './app-process.js';
+import { cli } from './spawn-cli.js';
 
 // Recover what the audit finds, for real: the app is an Express process of its own with keepDeliveries
 // and the default fast answer, SIGKILLed inside its handler after the 200. The audit (a process) calls
@@ -32,40 +29,6 @@ afterAll(async () => {
 });
 afterEach(() => emulator?.close());
 
-function startApp(env: Record<string, string>) {
-  const file = fileURLToPath(new URL('./fixtures/crashing-app.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => {
-    stderr += c;
-  });
-  const exited = once(child, 'exit');
-  const lines: Record<string, string>[] = [];
-  const wakes = new Set<() => void>();
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    lines.push(JSON.parse(line) as Record<string, string>);
-    for (const wake of wakes) wake();
-  });
-  return {
-    exited,
-    printed: (key: string) =>
-      new Promise<string>((resolve, reject) => {
-        const look = () => {
-          const line = lines.find((l) => key in l);
-          if (line) resolve(line[key]!);
-        };
-        wakes.add(look);
-        look();
-        void exited.then(() => reject(new Error(`the app exited before printing ${key}:\n${stderr}`)));
-      }),
-    kill: () => child.kill('SIGKILL'),
-  };
-}
-
 /** An app killed in its handler after answering 200: the webhook, the event, and the store's flags. */
 async function crashed(store: 'RedisStore' | 'PostgresStore', leaseMs = LEASE_MS) {
   const attempts: AttemptReport[] = [];
@@ -80,7 +43,7 @@ async function crashed(store: 'RedisStore' | 'PostgresStore', leaseMs = LEASE_MS
     store === 'RedisStore'
       ? ['--redis-url', redis.url, '--store-prefix', `${name}:`]
       : ['--database-url', db.url, '--table', name];
-  const app = startApp({
+  const app = startApp('crashing-app.ts', {
     ...(store === 'RedisStore'
       ? { REDIS_URL: redis.url, STORE_PREFIX: `${name}:` }
       : { DATABASE_URL: db.url, STORE_PREFIX: name }),
@@ -94,7 +57,7 @@ async function crashed(store: 'RedisStore' | 'PostgresStore', leaseMs = LEASE_MS
       ['webhooks', 'create', '--url', url, '--events', 'message.sent', '--json'],
       env,
     );
-    const webhook = JSON.parse(created.stdout) as { id: string };
+    expect(created.code).toBe(0);
     const [event] = emulator.emit('message.sent');
     expect(await app.printed('handling')).toBe(event!.id);
     await vi.waitFor(() => expect(attempts.map((a) => a.statusCode)).toEqual([200]));

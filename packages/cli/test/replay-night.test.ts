@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createReceiver, type Receiver } from '@sms-webhooks/core';
+import { createReceiver } from '@sms-webhooks/core';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { RedisStore } from '@sms-webhooks/redis';
 import { captureLogger } from '@sms-webhooks/test-helpers';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
+import { receiverServer } from './app-process.js';
 import { runCli } from './helpers.js';
 
 // A night of 500s: the database is down, the emulator plays all six attempts on a VirtualClock, and the
@@ -21,42 +20,36 @@ beforeAll(async () => {
 });
 afterAll(() => redis?.stop());
 
-const replayed = () => ((globalThis as { smsReplayed?: string[] }).smsReplayed ??= []);
+const replayed = () => (globalThis as { smsReplayed?: string[] }).smsReplayed ?? [];
 
 it('a night of 500s ends missed; audit --replay recovers it, once', async () => {
   const clock = new VirtualClock();
   const emulator = createEmulator({ allowInsecureLoopback: true, clock });
   const client = new Redis(redis.url);
-  let receiver: Receiver = createReceiver({
-    secret: 'whsec_placeholder_0123456789abcdef',
-    logger: captureLogger(),
-  });
-  const app = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const out = await receiver.handle({ rawBody: Buffer.concat(chunks), headers: req.headers });
-    res.writeHead(out.status, out.headers).end(out.body);
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const app = await receiverServer(
+    createReceiver({ secret: 'whsec_placeholder_0123456789abcdef', logger: captureLogger() }),
+  );
   try {
     const env = { SMS_API_KEY: 'sk_test_night', SMS_API_BASE_URL: await emulator.listen() };
-    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`;
+    const url = app.url;
     const webhook = JSON.parse(
       (await runCli(['webhooks', 'create', '--url', url, '--events', 'message.failed', '--json'], env))
         .stdout,
     ) as { id: string; secret: string };
     const prefix = `night-${randomBytes(4).toString('hex')}:`;
     const store = new RedisStore({ client, clientType: 'ioredis', prefix });
-    receiver = createReceiver({
-      secret: webhook.secret,
-      store,
-      clock,
-      respond: 'after-handlers',
-      keepDeliveries: true,
-      logger: captureLogger(),
-    }).on('message.failed', () => {
-      throw new Error('database is down');
-    });
+    app.use(
+      createReceiver({
+        secret: webhook.secret,
+        store,
+        clock,
+        respond: 'after-handlers',
+        keepDeliveries: true,
+        logger: captureLogger(),
+      }).on('message.failed', () => {
+        throw new Error('database is down');
+      }),
+    );
     const [event] = emulator.emit('message.failed');
     await clock.runAll();
     const storeFlags = ['--redis-url', redis.url, '--store-prefix', prefix];
@@ -92,7 +85,7 @@ it('a night of 500s ends missed; audit --replay recovers it, once', async () => 
     expect(await runCli(['audit', webhook.id, ...flags, '--replay'], env)).toMatchObject({ code: 2 });
   } finally {
     await emulator.close();
-    await new Promise((r) => app.close(r));
+    await app.close();
     await client.quit();
   }
 });

@@ -1,12 +1,11 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReceiver, MemoryStore } from '@sms-webhooks/core';
 import { VirtualClock } from '@sms-webhooks/core/testing';
 import { createEmulator } from '@sms-webhooks/emulator';
 import { captureLogger, waitFor } from '@sms-webhooks/test-helpers';
+import { receiverServer } from './app-process.js';
 import { runCli } from './helpers.js';
 
 // `webhooks rotate` and `webhooks retire` with an event the old webhook is still retrying: the emulator
@@ -38,15 +37,9 @@ it('rotate keeps the old webhook while it retries an event (exit 3), and retire 
   }).on('message.delivered', () => {
     if (databaseDown) throw new Error('database is down');
   });
-  const app = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const out = await receiver.handle({ rawBody: Buffer.concat(chunks), headers: req.headers });
-    res.writeHead(out.status, out.headers).end(out.body);
-  });
-  await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+  const app = await receiverServer(receiver);
   try {
-    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/webhooks`;
+    const url = app.url;
     const old = JSON.parse(
       (
         await runCli(
@@ -105,6 +98,6 @@ it('rotate keeps the old webhook while it retries an event (exit 3), and retire 
     expect(emulator.webhooks().map((w) => w.id)).toEqual([replacement.id]);
   } finally {
     await emulator.close();
-    await new Promise((r) => app.close(r));
+    await app.close();
   }
 });

@@ -292,12 +292,12 @@ export class RedisStore implements DedupeStore {
       'PX',
       duration('retainMs', retainMs),
     ]);
-    await this.#boundedCommand(work, 'keepDelivery', key);
+    await this.#bounded(work, 'keepDelivery', key);
   }
 
   async keptDelivery(key: string): Promise<KeptDelivery | undefined> {
     const redisKey = keptKey(this.prefix, key);
-    const reply = await this.#boundedCommand(this.#send(redisKey, ['GET', redisKey]), 'keptDelivery', key);
+    const reply = await this.#bounded(this.#send(redisKey, ['GET', redisKey]), 'keptDelivery', key);
     if (reply === null || reply === undefined) return undefined;
     let parsed: unknown;
     try {
@@ -312,19 +312,6 @@ export class RedisStore implements DedupeStore {
       );
     }
     return parsed;
-  }
-
-  #boundedCommand(work: Promise<unknown>, what: string, id: string): Promise<unknown> {
-    const ms = this.commandTimeoutMs;
-    return withTimeout(
-      work,
-      ms,
-      () =>
-        new RedisStoreError(
-          'ERR_SMS_REDIS_TIMEOUT',
-          `${what} of ${id.slice(0, 80)} got no answer from Redis within ${ms} ms (commandTimeoutMs).`,
-        ),
-    );
   }
 
   /**
@@ -399,7 +386,9 @@ export class RedisStore implements DedupeStore {
     }
   }
 
-  #bounded(work: Promise<unknown>, script: LuaScript, id: string): Promise<unknown> {
+  /** `what`: the script, or a plain command's name (`keepDelivery`). */
+  #bounded(work: Promise<unknown>, what: LuaScript | string, id: string): Promise<unknown> {
+    const name = typeof what === 'string' ? what : what.name;
     const ms = this.commandTimeoutMs;
     // The command may still run later in Redis; its late reply is dropped (a late claim simply holds the
     // key until its lease ends).
@@ -409,7 +398,7 @@ export class RedisStore implements DedupeStore {
       () =>
         new RedisStoreError(
           'ERR_SMS_REDIS_TIMEOUT',
-          `${script.name} of ${id.slice(0, 80)} got no answer from Redis within ${ms} ms (commandTimeoutMs).`,
+          `${name} of ${id.slice(0, 80)} got no answer from Redis within ${ms} ms (commandTimeoutMs).`,
         ),
     );
   }
