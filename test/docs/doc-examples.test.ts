@@ -25,6 +25,7 @@ const ENTRY_POINTS: Array<[file: string, name: string]> = [
   ['packages/client/src/client.ts', 'createClient'],
   ['packages/emulator/src/emulator.ts', 'createEmulator'],
   ['packages/nestjs/src/sms-webhooks.module.ts', 'SmsWebhooksModule'],
+  ['packages/ops/src/audit.ts', 'auditWebhook'],
 ];
 
 /** The fenced code of the `@example` tags in the doc comment right above `export … name`. */

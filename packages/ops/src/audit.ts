@@ -179,6 +179,29 @@ function checkOptions(options: AuditOptions) {
 /**
  * Joins the service's delivery records of one webhook with what the receiver's store knows of each
  * event, and sorts every event into missed, retrying, unfinished or fine. Read-only on both sides.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@sms-webhooks/client';
+ * import { createReceiver } from '@sms-webhooks/core';
+ * import { auditWebhook } from '@sms-webhooks/ops';
+ * import { RedisStore } from '@sms-webhooks/redis';
+ * import { Redis } from 'ioredis';
+ *
+ * const store = new RedisStore({ client: new Redis(process.env.REDIS_URL!), clientType: 'ioredis' });
+ * const receiver = createReceiver({ secret: process.env.SMS_WEBHOOK_SECRET!, store }).on(
+ *   'message.delivered',
+ *   async () => {},
+ * );
+ * const report = await auditWebhook({
+ *   client: createClient({ apiKey: process.env.SMS_API_KEY!, baseUrl: process.env.SMS_API_BASE_URL! }),
+ *   webhookId: 'wh_…',
+ *   store,
+ *   receiver, // what it handles: other types are answered 200 and never stored
+ * });
+ * if (!report.trusted) process.exitCode = 2; // the wrong store or prefix: see report.warnings
+ * else if (!report.ok) process.exitCode = 1; // something missed or unfinished: report.events says what
+ * ```
  */
 export async function auditWebhook(options: AuditOptions): Promise<AuditReport> {
   const o = checkOptions(options);
