@@ -13,10 +13,6 @@ interface DeliveryJob {
   cancelTimer: (() => void) | undefined;
 }
 
-export interface IdleWaiter {
-  resolve(): void;
-}
-
 /** Attempt numbers remembered per (webhook, event), so a redelivery continues the count. */
 const MAX_REMEMBERED_ATTEMPTS = 10_000;
 
