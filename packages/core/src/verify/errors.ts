@@ -22,8 +22,8 @@ export type ResponseErrorCode =
   | 'request_timeout'
   | 'internal_error';
 
-/** The one table from a refused delivery's code to its HTTP status, for every answer that is not 200. */
-export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
+/** The status of each verification refusal; its keys are the codes `isWebhookVerificationError` accepts. */
+const VERIFICATION_STATUS: Readonly<Record<VerificationErrorCode, number>> = {
   signature_missing: 400,
   signature_malformed: 400,
   timestamp_out_of_tolerance: 400,
@@ -32,6 +32,14 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   header_mismatch: 400,
   payload_too_large: 413,
   unknown_tenant: 404,
+  secret_unavailable: 503,
+};
+
+const VERIFICATION_CODES = new Set<string>(Object.keys(VERIFICATION_STATUS));
+
+/** The one table from a refused delivery's code to its HTTP status, for every answer that is not 200. */
+export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
+  ...VERIFICATION_STATUS,
   method_not_allowed: 405,
   request_timeout: 408,
   in_flight: 409,
@@ -40,21 +48,8 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
   raw_body_unavailable: 500,
   internal_error: 500,
   store_unavailable: 503,
-  secret_unavailable: 503,
   overloaded: 503,
 };
-
-const VERIFICATION_CODES = new Set<string>([
-  'signature_missing',
-  'signature_malformed',
-  'timestamp_out_of_tolerance',
-  'signature_mismatch',
-  'payload_invalid',
-  'header_mismatch',
-  'payload_too_large',
-  'unknown_tenant',
-  'secret_unavailable',
-] satisfies VerificationErrorCode[]);
 
 /**
  * Thrown by `verifyWebhook` and friends. Messages never contain a secret or an expected signature.
