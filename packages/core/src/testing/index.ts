@@ -1,11 +1,7 @@
 export { type Clock, systemClock } from '../base/clock.js';
 export { randomId, sampleData } from '../verify/test-delivery.js';
-export {
-  type AdapterContractOptions,
-  type AdapterHarness,
-  type AdapterServer,
-  runAdapterContract,
-} from './adapter-contract.js';
+export { runAdapterContract } from './adapter-contract.js';
+export type { AdapterContractOptions, AdapterHarness, AdapterServer } from './adapter-harness.js';
 export {
   type DedupeStoreContractOptions,
   runDedupeStoreContract,

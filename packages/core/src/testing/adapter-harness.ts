@@ -1,0 +1,33 @@
+import type { Receiver } from '../receiver/receiver.js';
+import type { TestApi } from './test-api.js';
+
+/** A running app with the adapter mounted; `url` is the full URL of the webhook route. */
+export interface AdapterServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a real HTTP server (127.0.0.1, port 0) whose framework app mounts `receiver` at `path` with
+ * the adapter under test, exactly as a user would.
+ */
+export interface AdapterHarness {
+  start(receiver: Receiver, options: { path: string }): Promise<AdapterServer>;
+}
+
+export interface AdapterContractOptions extends Partial<TestApi> {
+  /** Path the contract asks the harness to mount the webhook on. Default '/webhooks/sms'. */
+  path?: string;
+  /**
+   * Whether the adapter owns the Node socket, so it can make the close after an early 413 a lingering
+   * one (default true), and reads the body with core's Node reader (limits, `maxBufferedBodyBytes`). A
+   * Web-standard `(Request) => Response` handler does not: there the platform's server closes the
+   * connection and reads the body, and the rows that need either are left out.
+   */
+  ownsConnection?: boolean;
+  /**
+   * Whether the harness mounts a route with a parameter (`${path}/:tenant`) as given, so the row on many
+   * tenants runs (default true). Only a harness without a router, which matches one fixed path, says false.
+   */
+  routeParams?: boolean;
+}
