@@ -1,34 +1,28 @@
-// The API reference (`pnpm docs:api`): every public entry point, as each package's `exports` lists it
-// (the Node build's `import` target, mapped back to its source file), generated from the doc comments.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The API reference (`pnpm docs:api`): one Markdown page per public entry point (api-entry-points.mjs), named
+// by the specifier users import, generated from the doc comments into docs/api/ and committed, so a reader
+// opens it on GitHub. test/docs/api-reference.test.ts generates it again and fails when docs/api/ differs.
+import { apiEntryPoints } from './api-entry-points.mjs';
 
-const entryPoints = [];
-for (const name of readdirSync('packages').sort()) {
-  const pkg = JSON.parse(readFileSync(join('packages', name, 'package.json'), 'utf8'));
-  for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
-    const built = typeof target === 'object' ? target.import?.default : undefined;
-    // ./package.json and asset files (a .sql migration) are not modules.
-    if (!built?.endsWith('.js')) continue;
-    const source = join('packages', name, built.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts'));
-    if (!existsSync(source)) throw new Error(`${pkg.name}${subpath.slice(1)}: no source at ${source}`);
-    entryPoints.push(source);
-  }
-}
-
-/** @type {Partial<import('typedoc').TypeDocOptions>} */
+/** @type {Partial<import('typedoc').TypeDocOptions & import('typedoc-plugin-markdown').PluginOptions>} */
 export default {
-  entryPoints,
+  entryPoints: apiEntryPoints().map((entry) => entry.source),
   entryPointStrategy: 'resolve',
-  plugin: ['./typedoc-module-names.mjs'],
+  plugin: ['./typedoc-module-names.mjs', 'typedoc-plugin-markdown'],
   tsconfig: 'tsconfig.json',
-  out: 'docs/api/generated',
+  out: 'docs/api',
   name: 'sms-webhooks API reference',
   readme: 'none',
   excludePrivate: true,
   excludeInternal: true,
-  // Links to the repository on GitHub, whatever remote (or none) this clone has.
-  sourceLinkTemplate: 'https://github.com/sms-webhooks/sms-webhooks/blob/{gitRevision}/{path}#L{line}',
+  // The same pages from the same comments on every machine and commit: no "Defined in" line, whose line
+  // numbers would make every edit above an export a change to the reference.
+  disableSources: true,
+  // docs/api/core.md, docs/api/core/adapter.md: one page per entry point, paths without the scope.
+  outputFileStrategy: 'modules',
+  excludeScopesInPaths: true,
+  hidePageHeader: true,
+  useCodeBlocks: true,
+  sanitizeComments: true,
   treatWarningsAsErrors: true,
   validation: { notExported: true, invalidLink: true, rewrittenLink: true, notDocumented: false },
 };

@@ -2,11 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { differences, type Files, filesInTree, filesUnder } from './generated-files.js';
 import { root } from './run-blocks.js';
 
-// `pnpm docs:api` (typedoc.config.mjs): one page per public entry point, as each package's `exports` lists
-// them, named by the specifier users import; a warning (a broken {@link}, an unexported type in a public
-// signature) fails it. `.ci/run` runs it too, right after the install.
+// `pnpm docs:api` (typedoc.config.mjs): one Markdown page per public entry point, as each package's `exports`
+// lists them, named by the specifier users import, committed in docs/api/; a warning (a broken {@link}, an
+// unexported type in a public signature) fails it. This generates it again and compares it with docs/api/.
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -29,22 +30,46 @@ function entryPoints(): string[] {
   return names.sort();
 }
 
+/** `docs/api/core/adapter.md` for `@sms-webhooks/core/adapter`. */
+const page = (name: string) => `docs/api/${name.replace(/^@sms-webhooks\//, '')}.md`;
+
+const STALE = 'docs/api/ differs from the doc comments: run `pnpm docs:api` and commit docs/api/';
+
 const out = mkdtempSync(join(tmpdir(), 'sms-webhooks-api-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-it('documents every entry point of every package, without a warning', () => {
+let generated: Files | undefined;
+
+it('docs/api/ is what the doc comments generate: a page per entry point, no warning', () => {
   const run = typedoc(['--options', 'typedoc.config.mjs', '--out', join(out, 'api')]);
   expect(run.stdout + run.stderr).not.toMatch(/\[warning\]|\[error\]/);
   expect(run.status, run.stdout + run.stderr).toBe(0);
-  const pages = readdirSync(join(out, 'api', 'modules')).sort();
-  expect(pages).toEqual(
-    entryPoints()
-      .map((name) => `${name.replace(/[@/]/g, '_')}.html`)
-      .sort(),
-  );
+  generated = filesUnder(join(out, 'api'), 'docs/api');
+  expect([...generated.keys()].sort()).toEqual(['docs/api/README.md', ...entryPoints().map(page)].sort());
   expect(entryPoints()).toContain('@sms-webhooks/core/adapter');
-  const core = readFileSync(join(out, 'api', 'modules', '_sms-webhooks_core.html'), 'utf8');
-  expect(core).toContain('createReceiver');
+  expect(generated.get('docs/api/core.md')).toContain('### createReceiver()');
+  // The same text on every machine: no absolute path, no date.
+  for (const text of generated.values()) {
+    expect(text).not.toContain(root);
+    expect(text).not.toMatch(/\b20\d\d-\d\d-\d\d\b/);
+  }
+  expect(differences(generated, filesInTree('docs/api')), STALE).toEqual([]);
+});
+
+it('names a changed, a missing and a left-over page', () => {
+  expect(generated, 'the reference was generated above').toBeDefined();
+  const tree = new Map(generated);
+  const core = tree.get('docs/api/core.md')!;
+  tree.set('docs/api/core.md', core.replace('### createReceiver()', '### createReceiver() (an old comment)'));
+  tree.delete('docs/api/express.md');
+  tree.set('docs/api/removed.md', '# gone\n');
+  expect(differences(generated!, tree)).toEqual([
+    expect.stringMatching(
+      /^docs\/api\/core\.md:\d+: is "### createReceiver\(\) \(an old comment\)", generated/,
+    ),
+    'docs/api/express.md: missing',
+    'docs/api/removed.md: no longer generated',
+  ]);
 });
 
 it('fails on a warning', () => {
@@ -60,9 +85,11 @@ it('fails on a warning', () => {
   expect(run.status).not.toBe(0);
 });
 
-it('docs/api.md lists every entry point', () => {
-  const page = readFileSync(join(root, 'docs', 'api.md'), 'utf8');
-  const listed = [...page.matchAll(/^\| `(@sms-webhooks\/[\w/-]+)` +\| `modules\/([\w-]+\.html)` +\|$/gm)];
+it('docs/api.md links every entry point to its page', () => {
+  const index = readFileSync(join(root, 'docs', 'api.md'), 'utf8');
+  const listed = [
+    ...index.matchAll(/^\| `(@sms-webhooks\/[\w/-]+)` +\| \[`[\w/-]+\.md`\]\((api\/[\w/-]+\.md)\) +\|$/gm),
+  ];
   expect(listed.map(([, name]) => name).sort()).toEqual(entryPoints());
-  for (const [, name, file] of listed) expect(file).toBe(`${name!.replace(/[@/]/g, '_')}.html`);
+  for (const [, name, file] of listed) expect(`docs/${file}`).toBe(page(name!));
 });
