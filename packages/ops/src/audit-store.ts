@@ -1,4 +1,5 @@
 import type { DedupeStore, StoredEvent } from '@sms-webhooks/core/store';
+import { mapBounded } from './bounded.js';
 
 /** Keys per `inspectMany` call: one statement or one pipeline each. */
 export const BATCH = 500;
@@ -17,7 +18,9 @@ export async function readStore(
   const out: Array<StoredEvent | undefined> = [];
   for (let start = 0; start < keys.length; start += BATCH) {
     const batch = keys.slice(start, start + BATCH);
-    const seen = store.inspectMany ? await store.inspectMany(batch) : await eachInspect(store, batch);
+    const seen = store.inspectMany
+      ? await store.inspectMany(batch)
+      : await mapBounded(batch, PARALLEL, (key) => store.inspect!(key));
     if (!Array.isArray(seen) || seen.length !== batch.length) {
       throw new Error(
         `inspectMany answered ${Array.isArray(seen) ? `${seen.length} records` : typeof seen} for ${batch.length} keys.`,
@@ -26,15 +29,5 @@ export async function readStore(
     out.push(...seen);
     onBatch(out.length);
   }
-  return out;
-}
-
-async function eachInspect(store: DedupeStore, keys: readonly string[]) {
-  const out: Array<StoredEvent | undefined> = new Array(keys.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < keys.length; i = next++) out[i] = await store.inspect!(keys[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, keys.length) }, worker));
   return out;
 }

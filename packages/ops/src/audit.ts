@@ -2,6 +2,7 @@ import type { Client, WebhookDelivery } from '@sms-webhooks/client';
 import { type DedupeStore, type StoredEvent, tenantKey } from '@sms-webhooks/core/store';
 import { checkRecords, fold } from './audit-records.js';
 import { readStore } from './audit-store.js';
+import { mapBounded } from './bounded.js';
 import type { HandledTypes } from './coverage.js';
 import { OpsError, optionMistake, positiveMs } from './errors.js';
 
@@ -322,15 +323,10 @@ async function withKept(
   store: DedupeStore,
   keyOf: (eventId: string) => string,
 ): Promise<void> {
-  const wanted = events.filter((e) => e.category === 'unfinished' || e.category === 'missed');
-  let next = 0;
-  const worker = async () => {
-    for (let e = wanted[next++]; e !== undefined; e = wanted[next++]) {
-      const kept = await store.keptDelivery!(keyOf(e.eventId));
-      e.replay = kept === undefined ? 'not-kept' : kept.body === undefined ? 'too-large' : 'kept';
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, wanted.length) }, worker));
+  await mapBounded(needsLook(events), 16, async (e) => {
+    const kept = await store.keptDelivery!(keyOf(e.eventId));
+    e.replay = kept === undefined ? 'not-kept' : kept.body === undefined ? 'too-large' : 'kept';
+  });
 }
 
 /** The queue's failed job of each unfinished or missed event, a few lookups at a time. */
@@ -338,13 +334,13 @@ async function withFailedJobs(
   events: AuditedEvent[],
   findFailed: (eventId: string) => Promise<FailedJobInfo | undefined>,
 ): Promise<void> {
-  const wanted = events.filter((e) => e.category === 'unfinished' || e.category === 'missed');
-  let next = 0;
-  const worker = async () => {
-    for (let e = wanted[next++]; e !== undefined; e = wanted[next++]) {
-      const failed = await findFailed(e.eventId);
-      if (failed) e.failedJob = { attempts: failed.attempts, error: failed.error, failedAt: failed.failedAt };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, wanted.length) }, worker));
+  await mapBounded(needsLook(events), 8, async (e) => {
+    const failed = await findFailed(e.eventId);
+    if (failed) e.failedJob = { attempts: failed.attempts, error: failed.error, failedAt: failed.failedAt };
+  });
+}
+
+/** The events worth a second look: missed or unfinished. */
+function needsLook(events: AuditedEvent[]): AuditedEvent[] {
+  return events.filter((e) => e.category === 'unfinished' || e.category === 'missed');
 }

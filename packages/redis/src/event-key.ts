@@ -4,22 +4,26 @@ import { createHash } from 'node:crypto';
 export const MAX_RAW_KEY_BYTES = 200;
 
 /**
- * `<prefix>id:<event id>`, or `<prefix>sha256:<hex>` for longer ids, so no key grows past a few
- * hundred bytes whatever the payload says. The two namespaces cannot collide.
+ * `<prefix><raw><key>`, or `<prefix><hashed><sha256 hex>` for a key past MAX_RAW_KEY_BYTES, so no Redis
+ * key grows past a few hundred bytes whatever the payload says. Each kind has its own pair of names, so
+ * no two namespaces collide.
  */
+function namespaced(prefix: string, raw: string, hashed: string, key: string): string {
+  if (Buffer.byteLength(key, 'utf8') <= MAX_RAW_KEY_BYTES) return `${prefix}${raw}${key}`;
+  return `${prefix}${hashed}${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+}
+
+/** `<prefix>id:<event id>`, or `<prefix>sha256:<hex>` for longer ids. */
 export function storedKey(prefix: string, id: string): string {
-  if (Buffer.byteLength(id, 'utf8') <= MAX_RAW_KEY_BYTES) return `${prefix}id:${id}`;
-  return `${prefix}sha256:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+  return namespaced(prefix, 'id:', 'sha256:', id);
 }
 
 /** `<prefix>order:<object key>` (the receiver's `order` option), hashed past MAX_RAW_KEY_BYTES as ids are. */
 export function orderKey(prefix: string, key: string): string {
-  if (Buffer.byteLength(key, 'utf8') <= MAX_RAW_KEY_BYTES) return `${prefix}order:${key}`;
-  return `${prefix}order-sha256:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+  return namespaced(prefix, 'order:', 'order-sha256:', key);
 }
 
 /** `<prefix>kept:<event id>` (the receiver's `keepDeliveries`), hashed past MAX_RAW_KEY_BYTES as ids are. */
 export function keptKey(prefix: string, id: string): string {
-  if (Buffer.byteLength(id, 'utf8') <= MAX_RAW_KEY_BYTES) return `${prefix}kept:${id}`;
-  return `${prefix}kept-sha256:${createHash('sha256').update(id, 'utf8').digest('hex')}`;
+  return namespaced(prefix, 'kept:', 'kept-sha256:', id);
 }

@@ -248,6 +248,10 @@ export class MemoryStore implements DedupeStore {
 
   /** What the store holds for `key` (see DedupeStore.inspect); expired records read as nothing. */
   async inspect(key: string): ReturnType<NonNullable<DedupeStore['inspect']>> {
+    return this.#held(key);
+  }
+
+  #held(key: string): StoredEvent | undefined {
     const record = this.#records.get(key);
     const expires = typeof record === 'number' ? record : record?.expires;
     if (expires === undefined || expires <= this.#now() - this.#epoch) return undefined;
@@ -269,7 +273,7 @@ export class MemoryStore implements DedupeStore {
 
   /** `inspect` of each key, in order (see DedupeStore.inspectMany). */
   async inspectMany(keys: readonly string[]): Promise<Array<StoredEvent | undefined>> {
-    return Promise.all(keys.map((key) => this.inspect(key)));
+    return keys.map((key) => this.#held(key));
   }
 }
 
