@@ -1,7 +1,7 @@
 import { platform } from '../base/platform/index.js';
 import type { RawBody } from './parse-event.js';
 import { checkSecrets } from './verify-options.js';
-import { requireSyncHmac } from './verify-signature.js';
+import { syncSign } from './verify-signature.js';
 
 export interface SignOptions {
   /** Unix seconds; defaults to now. */
@@ -18,10 +18,10 @@ function timestampOf(options: SignOptions): string {
  * something every receiver then refuses with a bare `signature_mismatch`.
  */
 export function signPayload(payload: RawBody, secret: string, options: SignOptions = {}): string {
-  requireSyncHmac('signPayload');
+  const sign = syncSign('signPayload');
   checkSecrets(typeof secret === 'string' ? secret : [secret]);
   const t = timestampOf(options);
-  return `t=${t},v1=${platform.sign(secret, t, payload) as string}`;
+  return `t=${t},v1=${sign(secret, t, payload)}`;
 }
 
 /**

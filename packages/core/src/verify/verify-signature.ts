@@ -1,10 +1,8 @@
 import { describeValue, optionError, positiveOption } from '../base/option-checks.js';
-import { platform } from '../base/platform/index.js';
+import { platform, type SignFunction } from '../base/platform/index.js';
 import { WebhookVerificationError } from './errors.js';
 import type { RawBody } from './parse-event.js';
 import { checkSecrets, DEFAULT_TOLERANCE_SECONDS } from './verify-options.js';
-
-export { DEFAULT_TOLERANCE_SECONDS };
 
 export interface VerifySignatureOptions {
   secret: string | readonly string[];
@@ -12,12 +10,6 @@ export interface VerifySignatureOptions {
   tolerance?: number;
   /** Current time in unix seconds, for tests. */
   now?: number;
-}
-
-/** The settings of one verification, checked. */
-export interface SignatureCheck {
-  secrets: readonly string[];
-  tolerance: number;
 }
 
 /** Refuses a timestamp more than `tolerance` seconds from `now`, saying by how much and which way. */
@@ -32,8 +24,11 @@ export function checkTimestamp(header: SignatureHeader, tolerance: number, now: 
   );
 }
 
-/** The index of the first expected digest that equals one of the header's `v1` values, or -1. */
-export function findDigest(expected: readonly string[], header: SignatureHeader): number {
+/**
+ * The index of the first expected digest (one per secret, in the secrets' order) that equals one of the
+ * header's `v1` values, or -1. Each comparison takes constant time.
+ */
+export function matchSignature(header: SignatureHeader, expected: readonly string[]): number {
   for (let i = 0; i < expected.length; i++) {
     for (const candidate of header.signatures) {
       if (platform.sameDigest(expected[i]!, candidate)) return i;
@@ -49,87 +44,25 @@ export function signatureMismatch(): WebhookVerificationError {
   );
 }
 
-/** Which expected digest the header carries (which secret signed it); throws `signature_mismatch` if none. */
-export function matchDigests(expected: readonly string[], header: SignatureHeader): number {
-  const index = findDigest(expected, header);
-  if (index < 0) throw signatureMismatch();
-  return index;
-}
-
-/** The whole signature check with node:crypto's synchronous HMAC; returns the signed timestamp. */
-export function checkSignatureSync(
-  rawBody: RawBody,
-  value: string | readonly string[] | undefined,
-  check: SignatureCheck,
-  now: number,
-): number {
-  const header = parseSignatureHeader(value);
-  matchHeaderSync(rawBody, header, check, now);
-  return header.timestamp;
-}
-
-/** `checkSignatureSync` for the receiver: resolves the matched secret's index instead of the timestamp. */
-export function matchSignatureSync(
-  rawBody: RawBody,
-  value: string | readonly string[] | undefined,
-  check: SignatureCheck,
-  now: number,
-): number {
-  return matchHeaderSync(rawBody, parseSignatureHeader(value), check, now);
-}
-
-/** Freshness, then the digests: the matched secret's index. */
-function matchHeaderSync(
-  rawBody: RawBody,
-  header: SignatureHeader,
-  check: SignatureCheck,
-  now: number,
-): number {
-  checkTimestamp(header, check.tolerance, now);
-  return matchDigests(
-    check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody) as string),
-    header,
-  );
-}
-
-/** The signature check on every platform (Web Crypto answers later); resolves with the matched secret's index. */
-export async function checkSignature(
-  rawBody: RawBody,
-  value: string | readonly string[] | undefined,
-  check: SignatureCheck,
-  now: number,
-): Promise<number> {
-  const header = parseSignatureHeader(value);
-  checkTimestamp(header, check.tolerance, now);
-  const expected = await Promise.all(
-    check.secrets.map((s) => platform.sign(s, header.timestampText, rawBody)),
-  );
-  return matchDigests(expected, header);
-}
-
 /**
- * For the synchronous helpers (verifyWebhook, signPayload, …): Web Crypto, the only HMAC some runtimes
- * have, answers asynchronously, so there they cannot work and say what does.
+ * The synchronous HMAC, for the synchronous helpers (verifyWebhook, signPayload, …). Web Crypto, the only
+ * HMAC some runtimes have, answers asynchronously, so there they throw, saying what works instead.
  */
-export function requireSyncHmac(caller: string): void {
-  if (!platform.syncHmac) {
-    throw optionError(
-      'sms-webhooks',
-      `${caller} is synchronous and needs node:crypto, which this build does not use (the Web ` +
-        'build, chosen for Workers, edge and browser runtimes). Use a receiver: createReceiver(…).handle() ' +
-        'or webhookHandler from @sms-webhooks/web, which verify with Web Crypto.',
-    );
-  }
+export function syncSign(caller: string): SignFunction {
+  if (platform.signSync !== undefined) return platform.signSync;
+  throw optionError(
+    'sms-webhooks',
+    `${caller} is synchronous and needs node:crypto, which this build does not use (the Web ` +
+      'build, chosen for Workers, edge and browser runtimes). Use a receiver: createReceiver(…).handle() ' +
+      'or webhookHandler from @sms-webhooks/web, which verify with Web Crypto.',
+  );
 }
 
 /**
  * The options of one verifyWebhook/verifySignature call, checked as createReceiver checks its own (the
  * same functions): a NaN tolerance or `now` would accept any timestamp, an empty secret signs nothing.
  */
-export function checkVerifyOptions(
-  options: VerifySignatureOptions,
-  caller: string,
-): SignatureCheck & { now: number } {
+function checkVerifyOptions(options: VerifySignatureOptions, caller: string) {
   if (typeof options !== 'object' || options === null) {
     throw optionError('sms-webhooks', `${caller} needs an options object with a \`secret\` (whsec_…).`);
   }
@@ -148,6 +81,25 @@ export function checkVerifyOptions(
 }
 
 /**
+ * verifySignature's check, which verifyWebhook makes too: the options (a TypeError, before the request is
+ * looked at), then the header, its timestamp and its signatures (WebhookVerificationError).
+ */
+export function checkSignature(
+  rawBody: RawBody,
+  value: string | readonly string[] | undefined,
+  options: VerifySignatureOptions,
+  caller: string,
+): SignatureHeader {
+  const sign = syncSign(caller);
+  const { secrets, tolerance, now } = checkVerifyOptions(options, caller);
+  const header = parseSignatureHeader(value);
+  checkTimestamp(header, tolerance, now);
+  const expected = secrets.map((secret) => sign(secret, header.timestampText, rawBody));
+  if (matchSignature(header, expected) < 0) throw signatureMismatch();
+  return header;
+}
+
+/**
  * Verifies the signature header against the raw body; returns the signed timestamp. Throws a TypeError
  * for bad options (before looking at the request) and `WebhookVerificationError` for a bad request.
  */
@@ -156,9 +108,7 @@ export function verifySignature(
   signatureHeader: string | readonly string[] | undefined,
   options: VerifySignatureOptions,
 ): number {
-  requireSyncHmac('verifySignature');
-  const { now, ...check } = checkVerifyOptions(options, 'verifySignature');
-  return checkSignatureSync(rawBody, signatureHeader, check, now);
+  return checkSignature(rawBody, signatureHeader, options, 'verifySignature').timestamp;
 }
 
 /**
@@ -185,7 +135,7 @@ function malformed(detail: string): never {
 
 /**
  * Parses `t=<unix>,v1=<hex>[,v1=<hex>…]` in every form the header may take. Unknown schemes are skipped
- * so new ones can be added. (The exact form the service sends is checked faster, in canonical-signature.ts.)
+ * so new ones can be added.
  */
 export function parseSignatureHeader(value: string | readonly string[] | undefined): SignatureHeader {
   // A repeated header is read as one list, so a second `t` in it is caught as a duplicate below.

@@ -1,16 +1,17 @@
 import { optionError } from '../base/option-checks.js';
 import { platform } from '../base/platform/index.js';
+import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './event-types.js';
 import { type HeaderNames, type HeaderSource, headerNames, readHeader } from './headers.js';
 import { checkEventHeaders, isRawBody, parseEvent, type RawBody } from './parse-event.js';
+import { type RequestPlace, type TenantSecrets, tenantKey } from './tenant-secrets.js';
 import { checkHeaderPrefix } from './verify-options.js';
 import {
   checkSignature,
-  checkSignatureSync,
-  checkVerifyOptions,
-  matchSignatureSync,
-  requireSyncHmac,
-  type SignatureCheck,
+  checkTimestamp,
+  matchSignature,
+  parseSignatureHeader,
+  signatureMismatch,
 } from './verify-signature.js';
 
 export interface VerifyWebhookOptions {
@@ -25,7 +26,7 @@ export interface VerifyWebhookOptions {
 }
 
 /** The event of a body whose signature was checked: the envelope, then the id and type headers. */
-export function parseVerified(rawBody: RawBody, headers: HeaderSource, names: HeaderNames): AnyWebhookEvent {
+function parseVerified(rawBody: RawBody, headers: HeaderSource, names: HeaderNames): AnyWebhookEvent {
   const event = parseEvent(rawBody);
   checkEventHeaders(event, headers, names);
   return event;
@@ -42,22 +43,63 @@ export interface Verified {
   tenant?: string;
 }
 
+/** The receiver's resolved options that verification reads. */
+export interface ReceivedCheck {
+  /** Empty with `secret` as a function: then `tenants` looks them up per request. */
+  secrets: readonly string[];
+  tolerance: number;
+  names: HeaderNames;
+  tenants: TenantSecrets | undefined;
+}
+
 /**
- * The receiver's verification, on every platform: signature first (nothing in an unsigned body is looked
- * at), then the envelope. Rejects with WebhookVerificationError.
+ * The receiver's verification, on every platform and for one secret, several or a tenant's: the header is
+ * parsed and its timestamp checked first (a malformed or replayed request never reaches a tenant lookup),
+ * then the signatures, then the envelope (nothing in an unsigned body is looked at). Rejects with
+ * WebhookVerificationError.
+ *
+ * An unknown tenant's request is checked against a dummy secret of the same shape and refused only after
+ * that comparison fails, so it takes the time of a known tenant's wrong signature: the same HMAC, the same
+ * comparison, the same cached (or not) lookup. Nothing is written before.
  */
-export async function verifyDelivery(
+export async function verifyReceived(
   rawBody: RawBody,
   headers: HeaderSource,
-  check: SignatureCheck & { names: HeaderNames },
+  place: RequestPlace,
+  check: ReceivedCheck,
   now: number,
 ): Promise<Verified> {
-  const signature = readHeader(headers, check.names.signature);
-  const secretIndex = platform.syncHmac
-    ? matchSignatureSync(rawBody, signature, check, now)
-    : await checkSignature(rawBody, signature, check, now);
+  const header = parseSignatureHeader(readHeader(headers, check.names.signature));
+  checkTimestamp(header, check.tolerance, now);
+  let secrets = check.secrets;
+  let tenant: string | undefined;
+  let unknownTenant = false;
+  if (check.tenants !== undefined) {
+    const found = await check.tenants.lookup(headers, place);
+    tenant = found.tenant;
+    unknownTenant = found.secrets === undefined;
+    secrets = found.secrets ?? check.tenants.dummy;
+  }
+  const { signSync } = platform;
+  const expected =
+    signSync === undefined
+      ? await Promise.all(secrets.map((s) => platform.sign(s, header.timestampText, rawBody)))
+      : secrets.map((s) => signSync(s, header.timestampText, rawBody));
+  const secretIndex = matchSignature(header, expected);
+  // One error either way, made after the same comparison. A dummy secret that matched would need its 192
+  // random bits guessed; it is refused all the same.
+  if (unknownTenant) throw unknownTenantError();
+  if (secretIndex < 0) throw signatureMismatch();
   const event = parseVerified(rawBody, headers, check.names);
-  return { event, key: event.id, secretIndex };
+  if (tenant === undefined) return { event, key: event.id, secretIndex };
+  return { event, key: tenantKey(tenant, event.id), secretIndex, tenant };
+}
+
+function unknownTenantError(): WebhookVerificationError {
+  return new WebhookVerificationError(
+    'unknown_tenant',
+    'No webhook is configured for the tenant this request names. Check the URL the webhook was created with.',
+  );
 }
 
 /**
@@ -77,9 +119,7 @@ export function verifyWebhook(
       'verifyWebhook needs the raw body (string, Buffer or Uint8Array). Got an already-parsed value: read the body before any JSON parser runs.',
     );
   }
-  requireSyncHmac('verifyWebhook');
-  const { now, ...check } = checkVerifyOptions(options, 'verifyWebhook');
-  const names = headerNames(checkHeaderPrefix(options.headerPrefix));
-  checkSignatureSync(rawBody, readHeader(headers, names.signature), check, now);
+  const names = headerNames(checkHeaderPrefix(options?.headerPrefix));
+  checkSignature(rawBody, readHeader(headers, names.signature), options, 'verifyWebhook');
   return parseVerified(rawBody, headers, names);
 }

@@ -7,4 +7,4 @@ import type { Platform } from './types.js';
  */
 export const platform: Platform = current;
 
-export type { HmacSecret, Platform, RawBody } from './types.js';
+export type { Platform, RawBody, SignFunction } from './types.js';

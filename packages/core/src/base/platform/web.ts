@@ -11,7 +11,7 @@ function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
-/** HMAC-SHA256 through Web Crypto, the only HMAC on Workers and edge runtimes. */
+/** The Web build's one HMAC: Web Crypto, the only HMAC on Workers and edge runtimes. */
 async function sign(secret: string, timestampText: string, rawBody: RawBody): Promise<string> {
   const key = await crypto.subtle.importKey(
     'raw',
@@ -29,15 +29,8 @@ async function sign(secret: string, timestampText: string, rawBody: RawBody): Pr
 }
 
 export const platform: Platform = {
-  syncHmac: false,
-  sign: (secret, timestampText, rawBody) => {
-    if (typeof secret !== 'string') {
-      throw Object.assign(new TypeError('sms-webhooks: the Web build signs with string secrets.'), {
-        code: 'ERR_SMS_OPTIONS',
-      });
-    }
-    return sign(secret, timestampText, rawBody);
-  },
+  sign,
+  signSync: undefined,
   // No timingSafeEqual in Web APIs: every character is compared, whatever differs.
   sameDigest(a, b) {
     if (a.length !== b.length) return false;
