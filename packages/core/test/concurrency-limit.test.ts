@@ -168,6 +168,36 @@ describe('maxConcurrency and maxQueue', () => {
     expect(seen.handled).toEqual([running.event.id, waiting.event.id]);
   });
 
+  it("renews a waiting tenant's claim under its tenant key, the key it was claimed under", async () => {
+    const clock = new VirtualClock(Date.now());
+    const { store, claims, renewals } = recordingStore(() => clock.now());
+    const gate = deferred();
+    const receiver = createReceiver({
+      secret: ({ tenant }) => (tenant === 'acme' ? secret : undefined),
+      logger: captureLogger(),
+      store,
+      clock,
+      leaseMs: 3000,
+      handlerTimeoutMs: false,
+      maxConcurrency: 1,
+      maxQueue: 2,
+    });
+    receiver.on('message.sent', () => gate.promise);
+    const send = (d: ReturnType<typeof createTestDelivery>) =>
+      receiver.handle({ rawBody: d.body, headers: d.headers, params: { tenant: 'acme' } });
+    const running = createTestDelivery('message.sent', { secret });
+    const waiting = createTestDelivery('message.sent', { secret });
+    expect((await send(running)).status).toBe(200);
+    expect((await send(waiting)).status).toBe(200);
+    await until(() => claims.length === 2, 'both claimed');
+    await clock.advance(10_000);
+    expect((await send(waiting)).status).toBe(409);
+    expect(renewals.filter((key) => key === `acme/${waiting.event.id}`).length).toBeGreaterThanOrEqual(3);
+    expect(renewals.filter((key) => key === waiting.event.id)).toEqual([]);
+    gate.resolve();
+    await receiver.drain();
+  });
+
   it('drain waits for the waiting runs too', async () => {
     const { receiver, gate, seen, send } = gatedReceiver({ maxConcurrency: 1, maxQueue: 5 });
     for (let i = 0; i < 4; i++) expect((await send()).status).toBe(200);

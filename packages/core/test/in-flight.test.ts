@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InFlight } from '../src/receiver/in-flight.js';
+import { InFlight } from '../src/receiver/pipeline.js';
 import { VirtualClock } from '../src/testing/virtual-clock.js';
 
 function deferred() {

@@ -1,5 +1,5 @@
 import type { ConcurrencyOptions } from './concurrency-options.js';
-import type { Delivery } from './delivery.js';
+import type { Place, Running } from './delivery.js';
 import type { WebhookHandlerError } from './handler-error.js';
 import type { HandlerRun } from './handler-run.js';
 import type { Refusals } from './refusals.js';
@@ -11,7 +11,7 @@ import { type ReceiverResponse, refusal } from './responses.js';
  * with Retry-After before its claim, so no store write was made and the service's retry runs it once.
  *
  * A delivery is admitted (`admit`) after verification and before its claim, and holds its place until its
- * run ends (`run`) or its claim is refused (`leave`). In 'immediately' mode the waiting happens after the
+ * run ends (`run`) or its claim is refused (`Place.leave`). In 'immediately' mode the waiting happens after the
  * 200, in the background; in 'after-handlers' mode the request waits. Claims are renewed while waiting,
  * as while running, so a long wait does not let a redelivery run the event a second time.
  */
@@ -58,31 +58,28 @@ export class ConcurrencyLimit {
     return this.#admitted < this.#bound ? undefined : this.refusals.refuseUnread(this.refusal);
   }
 
-  /** Takes a place for `d`, or answers the refusal (counted) when there is none. */
-  admit(d: Delivery): ReceiverResponse | undefined {
+  /** Takes a place, or answers the refusal (counted) when there is none. */
+  admit(): Place | ReceiverResponse {
     if (this.#admitted >= this.#bound) return this.refusals.refuse(this.refusal);
     this.#admitted++;
-    d.admitted = true;
-    return undefined;
-  }
-
-  /** Gives `d`'s place back (its claim was refused, or a bug ended it); returns `answer` for the caller. */
-  leave<T>(d: Delivery, answer?: T): T | undefined {
-    if (d.admitted === true) {
-      d.admitted = false;
-      this.#admitted--;
-    }
-    return answer;
+    let held = true;
+    return {
+      leave: () => {
+        if (!held) return;
+        held = false;
+        this.#admitted--;
+      },
+    };
   }
 
   /** Runs `d`'s handlers once a slot is free; the slot passes straight to the next waiting run. */
-  async run(d: Delivery, retries: boolean): Promise<WebhookHandlerError | undefined> {
+  async run(d: Running, retries: boolean): Promise<WebhookHandlerError | undefined> {
     if (this.#running < this.options.maxConcurrency) this.#running++;
     else await this.#turn(d);
     try {
       return await this.runner.runAndFinish(d, retries);
     } finally {
-      this.leave(d);
+      d.place?.leave();
       const next = this.#waiting.values().next();
       if (next.done === true) this.#running--;
       else {
@@ -93,9 +90,11 @@ export class ConcurrencyLimit {
   }
 
   /** Waits for a slot handed over by a run that ended, keeping the claims alive meanwhile. */
-  #turn(d: Delivery): Promise<void> {
-    const { event, token, order } = d;
-    const lease = token === undefined ? undefined : this.runner.leases.hold(event.id, token);
+  #turn(d: Running): Promise<void> {
+    const { key, held } = d;
+    // The claim's store key: the tenant's and the event's with a `secret` function, not the bare event id.
+    const lease = held === undefined ? undefined : this.runner.leases.hold(key, held.token);
+    const order = held?.order;
     const objectLease =
       order === undefined ? undefined : this.runner.orderLeases.hold(order.key, order.token);
     return new Promise((resolve) => {

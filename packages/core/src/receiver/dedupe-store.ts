@@ -27,7 +27,11 @@ export interface ObjectSlot {
 }
 
 /** True when the store implements the four order methods. */
-export function supportsOrder(store: DedupeStore): boolean {
+/** A store that keeps each object's version (`order`): its four object calls are there. */
+export type OrderStore = DedupeStore &
+  Required<Pick<DedupeStore, 'claimOrder' | 'completeOrder' | 'releaseOrder' | 'renewOrder'>>;
+
+export function supportsOrder(store: DedupeStore): store is OrderStore {
   return (
     typeof store.claimOrder === 'function' &&
     typeof store.completeOrder === 'function' &&

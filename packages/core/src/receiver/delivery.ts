@@ -1,7 +1,6 @@
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { HeaderSource } from '../verify/headers.js';
 import type { QueuedOrder } from './dispatch.js';
-import type { WebhookHandlerError } from './handler-error.js';
 import type { AnyWebhookHandler, HandlerContext, OrderClaim } from './handler-registry.js';
 import type { DeliveryObserver } from './instrumentation.js';
 
@@ -26,24 +25,44 @@ export interface IncomingDelivery {
 /** An event answered `stale`: older than the newest version already completed for its object. */
 export type StaleHandler = (event: AnyWebhookEvent, object: { key: string }) => unknown;
 
-/** One verified delivery on its way through the steps: what each step needs travels here. */
-export interface Delivery {
+/**
+ * A delivery's stages, each complete for the steps that take it: `Routed` (verified, with its handlers:
+ * keeping, admission, the claim), `Claimed` (what the store holds for it: the dispatch, the run's end) and
+ * `Running` (with the context its handlers get). Each step gets the stage it needs and none is filled in
+ * later, so nothing is read back as "set by now".
+ */
+export interface Routed {
   readonly event: AnyWebhookEvent;
   /** The store key of its claim: the event id, or the tenant's and the event's (verify-webhook.ts). */
   readonly key: string;
   /** With a `secret` function: the request's tenant, which keeps `order` keys apart too. */
-  readonly tenant?: string;
+  readonly tenant: string | undefined;
   readonly handlers: readonly AnyWebhookHandler[];
   readonly obs: DeliveryObserver | undefined;
-  /** The dedupe claim's token; undefined when the store was down and `onStoreError: 'process'` let it by. */
-  token?: string;
-  /** The object slot this run holds (`order`). */
-  order?: OrderClaim;
-  /** With `dispatch`: the object slot the job carries, for the worker to order it. */
-  queuedOrder?: QueuedOrder;
-  ctx?: HandlerContext;
-  /** Holds a place under `maxConcurrency` (concurrency-limit.ts) until its run ends. */
-  admitted?: boolean;
-  /** Every handler failure of the last run. */
-  error?: WebhookHandlerError;
+}
+
+/** What the store holds for a claimed delivery: its dedupe claim and, with `order`, its object's slot. */
+export interface Held {
+  readonly token: string;
+  readonly order: OrderClaim | undefined;
+}
+
+/** Past the claim step: run it (or hand it to `dispatch`). */
+export interface Claimed extends Routed {
+  /** Undefined when the store was down and `onStoreError: 'process'` let the event by without a claim. */
+  readonly held: Held | undefined;
+  /** With `dispatch` and `order`: the object slot the job carries, for the worker to order it. */
+  readonly queuedOrder: QueuedOrder | undefined;
+}
+
+/** Claimed, with its handlers' context and its place under `maxConcurrency`: what a run takes. */
+export interface Running extends Claimed {
+  readonly ctx: HandlerContext;
+  /** Undefined without `maxConcurrency`. */
+  readonly place: Place | undefined;
+}
+
+/** A place under `maxConcurrency` (concurrency-limit.ts), given back once, by whichever end comes first. */
+export interface Place {
+  leave(): void;
 }

@@ -1,6 +1,7 @@
 import { describeError } from '../base/describe-error.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
-import type { Delivery } from './delivery.js';
+import { type OrderStore, supportsOrder } from './dedupe-store.js';
+import type { Held, Routed, Running } from './delivery.js';
 import { pendingDispatch } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
 import { HandlerTimeoutError, WebhookHandlerError } from './handler-error.js';
@@ -104,6 +105,8 @@ export class HandlerRun {
   #skipWaits = false;
   /** `handlerTimeoutMs`: undefined without it. */
   readonly timeouts: RunTimeouts | undefined;
+  /** With `order`: the store, with its object calls. */
+  readonly #orders: OrderStore | undefined;
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -114,6 +117,7 @@ export class HandlerRun {
     this.orderLeases = new LeaseKeeper({ renew: store.renewOrder?.bind(store) }, leaseMs, logger, clock);
     const { handlerTimeoutMs } = opts;
     this.timeouts = handlerTimeoutMs === undefined ? undefined : new RunTimeouts(handlerTimeoutMs, clock);
+    this.#orders = opts.order !== undefined && supportsOrder(store) ? store : undefined;
   }
 
   /**
@@ -121,16 +125,18 @@ export class HandlerRun {
    * never rejects: a background run's promise has no one to catch it. `retries` is false when the service
    * will retry a failure itself ('after-handlers').
    */
-  async runAndFinish(d: Delivery, retries: boolean): Promise<WebhookHandlerError | undefined> {
-    const { token, order, obs } = d;
+  async runAndFinish(d: Running, retries: boolean): Promise<WebhookHandlerError | undefined> {
+    const { held, obs } = d;
     const attempts = retries ? this.opts.retry.attempts : 1;
-    const lease = token === undefined ? undefined : this.leases.hold(d.key, token);
+    const lease = held === undefined ? undefined : this.leases.hold(d.key, held.token);
+    const order = held?.order;
     const objectLease = order === undefined ? undefined : this.orderLeases.hold(order.key, order.token);
+    let error: WebhookHandlerError | undefined;
     let recorded = true;
     try {
       for (let done = 1; ; done++) {
-        d.error = await this.#attempt(d);
-        if (d.error === undefined || done >= attempts) break;
+        error = await runHandlersWithin(this.timeouts, d.handlers, d.event, d.ctx, obs);
+        if (error === undefined || done >= attempts) break;
         await this.#wait(this.opts.retry.waitMs(done - 1));
       }
     } catch {
@@ -139,29 +145,29 @@ export class HandlerRun {
       lease?.release();
       objectLease?.release();
     }
-    if (recorded && token !== undefined) await this.finish(d, d.error === undefined);
+    if (recorded && held !== undefined) await this.finish(d, held, error === undefined);
     try {
-      if (recorded && d.error !== undefined) this.errors.report(d.error);
+      if (recorded && error !== undefined) this.errors.report(error);
     } catch {
       // Only a logger that throws gets here (hooks are contained). The outcome stands.
     }
-    obs?.finished(d.error);
-    return d.error;
+    obs?.finished(error);
+    return error;
   }
 
   /**
    * Gives a failed dispatch's claims back for the service's retry. A hand-off that may still land
    * (DispatchTimeoutError) keeps them until it settles, since once landed the queued event carries them.
    */
-  async releaseAfterDispatch(d: Delivery, error: unknown): Promise<void> {
+  async releaseAfterDispatch(d: Routed, held: Held, error: unknown): Promise<void> {
     const pending = pendingDispatch(error);
-    if (pending === undefined) return this.finish(d, false);
+    if (pending === undefined) return this.finish(d, held, false);
     pending.then(
       () =>
         this.opts.logger.warn(
           `sms-webhooks: ${d.event.id} was handed off after its 503 (the dispatch finished late); its claim stays with the queued event.`,
         ),
-      () => this.finish(d, false),
+      () => this.finish(d, held, false),
     );
   }
 
@@ -171,49 +177,52 @@ export class HandlerRun {
    * redelivery of this event ties with it and runs again, but is stale once a newer one completed, rather
    * than run over it. Never rejects.
    */
-  async finish(d: Delivery, succeeded: boolean): Promise<void> {
-    const { order, obs, event } = d;
-    const { store, retainMs } = this.opts;
+  async finish(d: Routed, held: Held, succeeded: boolean): Promise<void> {
+    const { obs, event } = d;
+    const { order, token } = held;
+    const { retainMs } = this.opts;
+    const store = this.#orders;
     try {
-      if (order !== undefined && succeeded && store.completeWithOrder !== undefined) {
-        // One round trip: the version advances and the record completes together.
-        const object = { key: order.key, version: order.version };
-        await call(obs, 'completeWithOrder', () =>
-          store.completeWithOrder!(d.key, d.token!, retainMs, object),
-        );
-        return;
-      }
-      if (order !== undefined) {
+      if (order !== undefined && store !== undefined) {
+        const { completeWithOrder } = store;
+        if (succeeded && completeWithOrder !== undefined) {
+          // One round trip: the version advances and the record completes together.
+          const object = { key: order.key, version: order.version };
+          await call(obs, 'completeWithOrder', () =>
+            completeWithOrder.call(store, d.key, token, retainMs, object),
+          );
+          return;
+        }
         if (succeeded) {
           await call(obs, 'completeOrder', () =>
-            store.completeOrder!(order.key, order.version, order.token, retainMs),
+            store.completeOrder(order.key, order.version, order.token, retainMs),
           );
         } else {
-          await call(obs, 'releaseOrder', () => store.releaseOrder!(order.key, order.token));
+          await call(obs, 'releaseOrder', () => store.releaseOrder(order.key, order.token));
         }
       }
     } catch (error) {
       return this.#recordFailed(event.id, error);
     }
-    return this.record(d, succeeded, retainMs);
+    return this.record(d, token, succeeded, retainMs);
   }
 
   /** The event's own record: completed, or released for a redelivery. Never rejects. */
-  async record(d: Delivery, succeeded: boolean, retainMs: number): Promise<void> {
+  async record(d: Routed, token: string, succeeded: boolean, retainMs: number): Promise<void> {
     const { store } = this.opts;
-    const { event, token, obs } = d;
+    const { event, obs, key } = d;
     try {
-      if (succeeded) await call(obs, 'complete', () => store.complete(d.key, token!, retainMs));
-      else await call(obs, 'release', () => store.release(d.key, token!));
+      if (succeeded) await call(obs, 'complete', () => store.complete(key, token, retainMs));
+      else await call(obs, 'release', () => store.release(key, token));
     } catch (error) {
       this.#recordFailed(event.id, error);
     }
   }
 
   /** Best effort, off the answer's path: if this fails too, the lease runs out. */
-  async release(d: Delivery): Promise<void> {
+  async release(d: Routed, token: string): Promise<void> {
     try {
-      await this.opts.store.release(d.key, d.token!);
+      await this.opts.store.release(d.key, token);
     } catch (error) {
       this.opts.logger.error(
         `sms-webhooks: dedupe store failed to release ${d.event.id}: ${describeError(error)}`,
@@ -224,10 +233,6 @@ export class HandlerRun {
   /** The lease will run out on its own; a redelivery then finds the event free again. */
   #recordFailed(key: string, error: unknown): void {
     this.opts.logger.error(`sms-webhooks: dedupe store failed to record ${key}: ${describeError(error)}`);
-  }
-
-  #attempt(d: Delivery): Promise<WebhookHandlerError | undefined> {
-    return runHandlersWithin(this.timeouts, d.handlers, d.event, d.ctx!, d.obs);
   }
 
   /** While a drain (a shutdown) waits, retries run at once. */

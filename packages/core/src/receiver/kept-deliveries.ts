@@ -4,7 +4,7 @@ import { optionError, positiveOption } from '../base/option-checks.js';
 import { EVENT_TYPES, type EventType } from '../verify/event-types.js';
 import { rawBodyByteLength } from '../verify/parse-event.js';
 import type { DedupeStore, KeptDelivery } from './dedupe-store.js';
-import type { Delivery } from './delivery.js';
+import type { Routed } from './delivery.js';
 import type { SampledLog } from './sampled-log.js';
 
 /** `keepDeliveries` as an object: which bodies are kept. `true` takes the defaults. */
@@ -79,7 +79,7 @@ export class DeliveryKeeper {
   ) {}
 
   keep(
-    d: Delivery,
+    d: Routed,
     rawBody: string | Uint8Array,
     attempt: number | null | undefined,
   ): Promise<void> | undefined {

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../base/clock.js';
 import { describeError } from '../base/describe-error.js';
 import { firstTime } from '../base/log-once.js';
 import { isWebhookVerificationError } from '../verify/errors.js';
@@ -7,12 +8,24 @@ import { isRawBody, rawBodyByteLength } from '../verify/parse-event.js';
 import { type Verified, verifyReceived } from '../verify/verify-webhook.js';
 import { ClaimStep } from './claim-step.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
-import type { Delivery, IncomingDelivery, StaleHandler, WaitUntil } from './delivery.js';
-import type { DispatchedEvent } from './dispatch.js';
+import type {
+  Claimed,
+  IncomingDelivery,
+  Place,
+  Routed,
+  Running,
+  StaleHandler,
+  WaitUntil,
+} from './delivery.js';
+import type { Dispatch, DispatchedEvent } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
-import { type HandlerRegistry, hasSchemas, type Registered } from './handler-registry.js';
+import {
+  type HandlerContext,
+  type HandlerRegistry,
+  hasSchemas,
+  type Registered,
+} from './handler-registry.js';
 import { HandlerRun } from './handler-run.js';
-import { InFlight, laterTurn } from './in-flight.js';
 import { type DeliveryObserver, type InstrumentedReceiver, observeStore } from './instrumentation.js';
 import { DeliveryKeeper } from './kept-deliveries.js';
 import type { ResolvedOptions } from './receiver-options.js';
@@ -43,6 +56,8 @@ export class DeliveryPipeline {
   /** `keepDeliveries`: undefined when off. */
   readonly keeper: DeliveryKeeper | undefined;
   readonly #instrumented: InstrumentedReceiver;
+  /** For the entries, before a body: 503 `overloaded` past `maxConcurrency` + `maxQueue` (counted). */
+  readonly overloaded = (): ReceiverResponse | undefined => this.limit?.refuseIfFull();
 
   constructor(
     readonly opts: ResolvedOptions,
@@ -103,35 +118,50 @@ export class DeliveryPipeline {
     if (handlers.length === 0) return this.#ignore(event);
     if (hasSchemas(handlers)) handlers = await this.schemas.handlers(event, handlers, attempt);
     if ('status' in handlers) return handlers; // a handler's schema refused the payload
-    const d: Delivery = { event, key, tenant, handlers: handlers as Delivery['handlers'], obs };
+    const d: Routed = { event, key, tenant, handlers: handlers as Routed['handlers'], obs };
     // Kept beside the claim (one round trip, not two), and before any answer, a refusal included.
     const keeping = this.keeper?.keep(d, rawBody, attempt);
-    const busy = this.limit?.admit(d); // a place under maxConcurrency, taken before any claim
-    if (busy !== undefined) {
+    const place = this.limit?.admit(); // a place under maxConcurrency, taken before any claim
+    if (place !== undefined && 'status' in place) {
       await keeping;
-      return busy;
+      return place;
     }
-    const refused = await this.claims.claim(d);
+    const claimed = await this.claims.claim(d);
     if (keeping !== undefined) await keeping;
-    if (refused !== undefined) return this.limit?.leave(d, refused) ?? refused;
-
+    if ('status' in claimed) {
+      place?.leave();
+      return claimed;
+    }
     try {
-      d.ctx = {
-        attempt: this.#attempt(attempt, event),
-        receivedAt: new Date(this.opts.clock.now()),
-        claim: d.token === undefined ? undefined : { key, token: d.token },
-        secretIndex: verified.secretIndex,
-      };
-      if (tenant !== undefined) d.ctx.tenant = tenant;
-      if (d.order !== undefined) d.ctx.order = d.order;
-      if (this.opts.dispatch !== undefined) return await this.#dispatch(d);
-      return await this.#respond(d, incoming.waitUntil);
+      const running = this.#running(claimed, place, attempt, verified.secretIndex);
+      const { dispatch } = this.opts;
+      if (dispatch !== undefined) return await this.#dispatch(running, dispatch);
+      return await this.#respond(running, incoming.waitUntil);
     } catch (error) {
       // A bug past the claim (not bad input): give the claims back, so the service's retry is not 409.
-      if (d.token !== undefined) void this.run.finish(d, false);
-      this.limit?.leave(d);
+      if (claimed.held !== undefined) void this.run.finish(claimed, claimed.held, false);
+      place?.leave();
       throw error;
     }
+  }
+
+  /** The claimed delivery with its handlers' context. */
+  #running(
+    claimed: Claimed,
+    place: Place | undefined,
+    attempt: number | undefined | null,
+    secretIndex: number,
+  ): Running {
+    const { event, key, tenant, handlers, obs, held, queuedOrder } = claimed;
+    const ctx: HandlerContext = {
+      attempt: this.#attempt(attempt, event),
+      receivedAt: new Date(this.opts.clock.now()),
+      claim: held === undefined ? undefined : { key, token: held.token },
+      secretIndex,
+    };
+    if (tenant !== undefined) ctx.tenant = tenant;
+    if (held?.order !== undefined) ctx.order = held.order;
+    return { event, key, tenant, handlers, obs, held, queuedOrder, ctx, place };
   }
 
   /** Signature, freshness, envelope: the event, or the refusal to answer. */
@@ -160,7 +190,7 @@ export class DeliveryPipeline {
   }
 
   /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
-  async #respond(d: Delivery, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
+  async #respond(d: Running, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
     if (this.opts.respond === 'after-handlers') {
       const error = await (this.limit?.run(d, false) ?? this.run.runAndFinish(d, false));
       if (error === undefined) return RECEIVED;
@@ -181,20 +211,20 @@ export class DeliveryPipeline {
   }
 
   /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
-  async #dispatch(d: Delivery): Promise<ReceiverResponse> {
-    const { event, ctx, token, obs } = d;
-    const dispatched: DispatchedEvent = { event, ctx: ctx!, claim: ctx!.claim };
+  async #dispatch(d: Running, dispatch: Dispatch): Promise<ReceiverResponse> {
+    const { event, ctx, held, obs } = d;
+    const dispatched: DispatchedEvent = { event, ctx, claim: ctx.claim };
     const traceContext = obs?.traceContext?.();
     if (traceContext !== undefined) dispatched.traceContext = traceContext;
     if (d.queuedOrder !== undefined) dispatched.order = d.queuedOrder;
     try {
-      await observeStore(obs, 'dispatch', () => this.opts.dispatch!(dispatched));
+      await observeStore(obs, 'dispatch', () => dispatch(dispatched));
       return RECEIVED;
     } catch (error) {
       this.opts.logger.error(
         `sms-webhooks: dispatch failed, answering 503 for ${event.id}: ${describeError(error)}`,
       );
-      if (token !== undefined) await this.run.releaseAfterDispatch(d, error);
+      if (held !== undefined) await this.run.releaseAfterDispatch(d, held, error);
       return this.refusals.refuse(
         refusal('store_unavailable', 'The event could not be queued; retry later.'),
       );
@@ -212,4 +242,72 @@ export class DeliveryPipeline {
     );
     return undefined;
   }
+}
+
+export interface DrainResult {
+  /** Background tasks still running when the time-out ran out, by event id. Empty when all finished. */
+  unfinished: string[];
+}
+
+/** Background handler runs ('immediately' mode), so a shutdown can wait for them. */
+export class InFlight {
+  readonly #runs = new Map<Promise<unknown>, string>();
+  #wakeWhenIdle: (() => void)[] = [];
+
+  constructor(readonly clock: Clock = systemClock) {}
+
+  get size(): number {
+    return this.#runs.size;
+  }
+
+  /** `run` must never reject. */
+  track(eventId: string, run: Promise<unknown>): void {
+    this.#runs.set(run, eventId);
+    void run.then(() => {
+      this.#runs.delete(run);
+      if (this.#runs.size === 0) for (const wake of this.#wakeWhenIdle.splice(0)) wake();
+    });
+  }
+
+  /** Resolves once nothing runs, runs started while draining included; or reports what still runs. */
+  async drain(timeoutMs?: number): Promise<DrainResult> {
+    if (this.#runs.size === 0) return { unfinished: [] };
+    const idle = new Promise<'idle'>((resolve) => this.#wakeWhenIdle.push(() => resolve('idle')));
+    if (timeoutMs === undefined) {
+      await idle;
+      return { unfinished: [] };
+    }
+    let cancel = (): void => {};
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      cancel = this.#timer(() => resolve('timeout'), timeoutMs);
+    });
+    try {
+      if ((await Promise.race([idle, timedOut])) === 'idle') return { unfinished: [] };
+      return { unfinished: [...this.#runs.values()] };
+    } finally {
+      cancel();
+    }
+  }
+
+  /**
+   * The drain's time-out keeps the process alive (a shutdown is waiting on it), unlike the clock's own
+   * timers; a test's clock drives it like any other.
+   */
+  #timer(fn: () => void, ms: number): () => void {
+    if (this.clock !== systemClock) return this.clock.setTimer(fn, ms);
+    const timer = setTimeout(fn, ms);
+    return () => clearTimeout(timer);
+  }
+}
+
+/**
+ * A later turn of the event loop. Workers and edge runtimes have no setImmediate, and Next.js's edge
+ * sandbox (which sets `EdgeRuntime`) defines one that throws: a zero timeout is their later turn.
+ */
+export function laterTurn(): Promise<void> {
+  const edge = typeof (globalThis as { EdgeRuntime?: unknown }).EdgeRuntime === 'string';
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function' && !edge) setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
 }

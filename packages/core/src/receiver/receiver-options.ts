@@ -273,7 +273,7 @@ export function resolveOptions(options: ReceiverOptions): ResolvedOptions {
         logger,
       ),
     tolerance: positiveOption('tolerance', options.tolerance, DEFAULT_TOLERANCE_SECONDS),
-    store: options.store ?? new MemoryStore({ logger, now: () => clock.now() }),
+    store: options.store ?? new MemoryStore({ logger, now: clock.now.bind(clock) }),
     retainMs: positiveOption('retainMs', options.retainMs, 24 * 60 * 60 * 1000, whole),
     leaseMs: positiveOption('leaseMs', options.leaseMs, 5 * 60 * 1000, whole),
     respond: oneOfOption('respond', options.respond, ['immediately', 'after-handlers'] as const),

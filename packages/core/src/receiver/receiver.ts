@@ -20,9 +20,8 @@ import {
   type WebhookHandler,
 } from './handler-registry.js';
 import { runHandlersWithin } from './handler-run.js';
-import type { DrainResult } from './in-flight.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
-import { DeliveryPipeline } from './pipeline.js';
+import { DeliveryPipeline, type DrainResult } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
 import type { ReceiverResponse } from './responses.js';
@@ -121,7 +120,6 @@ export interface AdapterReceiver extends Receiver {
 }
 
 const BOUND_METHODS = [
-  'handle',
   'refuse',
   'on',
   'onAny',
@@ -148,7 +146,9 @@ export class WebhookReceiver implements AdapterReceiver {
   readonly #errors: ErrorHooks;
   readonly #refusals: Refusals;
   readonly #pipeline: DeliveryPipeline;
-  readonly overloaded = (): ReceiverResponse | undefined => this.#pipeline.limit?.refuseIfFull();
+  /** The pipeline's own, so a delivery goes from the adapter straight to its walk. */
+  readonly handle: (delivery: IncomingDelivery) => Promise<ReceiverResponse>;
+  readonly overloaded: () => ReceiverResponse | undefined;
 
   constructor(options: ReceiverOptions) {
     const opts = resolveOptions(options);
@@ -157,6 +157,8 @@ export class WebhookReceiver implements AdapterReceiver {
     this.#refusals = new Refusals(this.#errors, opts.instrumentation);
     const schemas = new SchemaCheck(this.#refusals, this.#errors);
     this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors, schemas);
+    this.handle = this.#pipeline.handle.bind(this.#pipeline);
+    this.overloaded = this.#pipeline.overloaded;
     const { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock } = opts;
     this.options = { maxBodyBytes, bodyTimeoutMs, respond, logger, store, retainMs, leaseMs, clock };
     const stale = this.#pipeline.staleHooks;
@@ -165,10 +167,6 @@ export class WebhookReceiver implements AdapterReceiver {
     // The receiver's methods work detached (`app.post(path, receiver.handle)`, `const { on } = receiver`),
     // as they did when the receiver was a plain object of closures.
     for (const name of BOUND_METHODS) (this as Record<string, unknown>)[name] = this[name].bind(this);
-  }
-
-  handle(delivery: IncomingDelivery): Promise<ReceiverResponse> {
-    return this.#pipeline.handle(delivery);
   }
 
   handledTypes(): { types: string[]; any: boolean } {
