@@ -12,6 +12,8 @@ export function packageBuild(entry: string[], options: Options = {}) {
     platform: 'node',
     splitting: false,
     tsconfig: '../../tsconfig.build.json',
+    // Bundled in, never imported from dist/: the private package is not published.
+    noExternal: ['@sms-webhooks/internal'],
     ...options,
   });
 }

@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url));
 const helpers = fileURLToPath(new URL('./test/helpers/', import.meta.url));
+const internal = fileURLToPath(new URL('./internal/src/index.ts', import.meta.url));
 
 // Tests run against the TypeScript sources, not dist/, so no build is needed before `vitest`.
 export default defineConfig({
@@ -13,6 +14,8 @@ export default defineConfig({
         find: /^@sms-webhooks\/core\/(store|queue|instrumentation)$/,
         replacement: `${packages}core/src/$1.ts`,
       },
+      // What only our packages share: a private workspace package, bundled into each build, never published.
+      { find: /^@sms-webhooks\/internal$/, replacement: internal },
       // The tests' shared helpers: a private workspace package in test/helpers, not under packages/.
       { find: /^@sms-webhooks\/test-helpers$/, replacement: `${helpers}index.ts` },
       { find: /^@sms-webhooks\/test-helpers\/([a-z-]+)$/, replacement: `${helpers}$1.ts` },

@@ -6,6 +6,8 @@ const shared = {
   // Only this package's sources: with none set, the program takes in every package's dist/ mid-build.
   tsconfig: 'tsconfig.build.json',
   splitting: true,
+  // Bundled in, never imported from dist/: the private package is not published.
+  noExternal: ['@sms-webhooks/internal'],
 } as const;
 
 export default defineConfig([

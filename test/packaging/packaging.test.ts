@@ -11,6 +11,8 @@ import { bundleFor, EDGE_LIGHT_CONDITIONS, readmeWorker, WRANGLER_CONDITIONS } f
 
 const packages = readdirSync(join(root, 'packages')).sort();
 const STALE = 'sms-webhooks-removed-0.0.1.tgz';
+// Bundled into each package's build, never published (internal/package.json).
+const PRIVATE = '@sms-webhooks/internal';
 
 // The published shape: every package builds to ESM + CJS with types for both, and resolves with types in
 // every TypeScript resolution mode, every subpath (attw), with a clean package.json (publint).
@@ -204,6 +206,30 @@ describe('published packages', () => {
         const packed = run('tar', ['-xzOf', tgz, 'package/package.json']);
         expect(packed, tgz).not.toContain('workspace:');
         expect(JSON.parse(packed).name).toBe(pkg.name);
+      }
+    });
+
+    it('no tarball names the private @sms-webhooks/internal: not in package.json, not in any built file', () => {
+      // The workspace's manifests do name it: a devDependency of each package that bundles it in.
+      const naming = packages.filter((name) =>
+        readFileSync(join(root, 'packages', name, 'package.json'), 'utf8').includes(PRIVATE),
+      );
+      expect(naming.length).toBeGreaterThan(10);
+      const unpacked = mkdtempSync(join(tmpdir(), 'sms-webhooks-unpacked-'));
+      try {
+        for (const tgz of readdirSync(join(root, 'tarballs'))) {
+          const into = join(unpacked, tgz);
+          mkdirSync(into);
+          run('tar', ['-xzf', join(root, 'tarballs', tgz), '-C', into]);
+          expect(readFileSync(join(into, 'package', 'package.json'), 'utf8'), tgz).not.toContain(PRIVATE);
+          const built = readdirSync(join(into, 'package', 'dist'), { recursive: true, withFileTypes: true })
+            .filter((entry) => entry.isFile())
+            .map((entry) => join(entry.parentPath, entry.name));
+          expect(built.length, tgz).toBeGreaterThan(0);
+          expect(built.filter((file) => readFileSync(file, 'utf8').includes(PRIVATE))).toEqual([]);
+        }
+      } finally {
+        rmSync(unpacked, { recursive: true, force: true });
       }
     });
 

@@ -1,10 +1,6 @@
 import type { AnyWebhookEvent, DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
-import {
-  createQueueWorker,
-  optionError,
-  type QueueWorker,
-  type WebhookHandlers,
-} from '@sms-webhooks/core/queue';
+import { createQueueWorker, type QueueWorker, type WebhookHandlers } from '@sms-webhooks/core/queue';
+import { optionError } from '@sms-webhooks/internal';
 import { type ConnectionOptions, DelayedError, type Job, Worker, type WorkerOptions } from 'bullmq';
 import { isFinalFailure, reportedError, toJobError } from './final-failure.js';
 import { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';

@@ -1,11 +1,5 @@
-import {
-  type Dispatch,
-  type DispatchedEvent,
-  DispatchTimeoutError,
-  optionError,
-  positiveOption,
-  withTimeout,
-} from '@sms-webhooks/core/queue';
+import { type Dispatch, type DispatchedEvent, DispatchTimeoutError } from '@sms-webhooks/core/queue';
+import { optionError, positiveOption, withTimeout } from '@sms-webhooks/internal';
 import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DedupeStore } from '@sms-webhooks/core';
-import { optionError } from '@sms-webhooks/core/queue';
+import { optionError } from '@sms-webhooks/internal';
 import type { Job, Queue } from 'bullmq';
 import type { WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';

@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type EventType, isKnownEventType } from '@sms-webhooks/core';
-import { closestName } from '@sms-webhooks/core/store';
+import { closestName } from '@sms-webhooks/internal';
 import { InvalidArgumentError } from 'commander';
 
 export function integer(name: string, min: number, max: number) {

@@ -1,5 +1,5 @@
 import { createClient } from '@sms-webhooks/client';
-import { describeValue as coreDescribeValue, positiveOption } from '@sms-webhooks/core/store';
+import { describeValue as coreDescribeValue, positiveOption } from '@sms-webhooks/internal';
 import { describe, expect, it } from 'vitest';
 import { describeValue } from '../src/option-checks.js';
 

@@ -1,17 +1,8 @@
 // `@sms-webhooks/core/queue`: for authors of durable hand-offs (`@sms-webhooks/bullmq`, `@sms-webhooks/pg-boss`):
 // the `dispatch` side, and what a worker that owns a claim needs.
 
-export {
-  describeValue,
-  OPTIONS_ERROR_CODE,
-  oneOfOption,
-  optionError,
-  type PositiveOption,
-  positiveOption,
-} from './base/option-checks.js';
-// Bounds a call to the queue's server.
-export { withTimeout } from './base/with-timeout.js';
-// @internal The worker core the queue packages share: each keeps only its engine's transport around it.
+// The worker core the queue packages share, for a transport of your own: each keeps only its engine's
+// transport (ack, retry, fail) around it.
 export { isHandlerError } from './queue/failure-report.js';
 export {
   createQueueWorker,

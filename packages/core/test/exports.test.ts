@@ -48,19 +48,7 @@ describe('entry points', () => {
 
   it('store and queue authors have their own entries, and adapters do not see them', () => {
     expect(Object.keys(store).sort()).toEqual(
-      [
-        'claimThenOrder',
-        'closestName',
-        'describeValue',
-        'isKeptDelivery',
-        'OPTIONS_ERROR_CODE',
-        'oneOfOption',
-        'optionError',
-        'parseEvent',
-        'positiveOption',
-        'tenantKey',
-        'withTimeout',
-      ].sort(),
+      ['claimThenOrder', 'isKeptDelivery', 'parseEvent', 'tenantKey'].sort(),
     );
     expect(typeof queue.DispatchTimeoutError).toBe('function');
     expect(typeof queue.LeaseKeeper).toBe('function');

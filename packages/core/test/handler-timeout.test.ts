@@ -9,8 +9,8 @@ import {
   type WebhookHandlerError,
 } from '@sms-webhooks/core';
 import { type AdapterReceiver, toRunHandlers } from '@sms-webhooks/core/queue';
-import { OPTIONS_ERROR_CODE } from '@sms-webhooks/core/store';
 import { VirtualClock } from '@sms-webhooks/core/testing';
+import { OPTIONS_ERROR_CODE } from '@sms-webhooks/internal';
 import { describe, expect, it } from 'vitest';
 import { captureLogger, secret } from './helpers.js';
 

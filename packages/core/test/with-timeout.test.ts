@@ -1,4 +1,4 @@
-import { withTimeout } from '@sms-webhooks/core/store';
+import { withTimeout } from '@sms-webhooks/internal';
 import { deferred } from './helpers.js';
 
 class Late extends Error {}

@@ -1,6 +1,11 @@
 import type { EventDataMap, EventType, WebhookEvent } from '@sms-webhooks/core';
-import { sampleData } from '@sms-webhooks/core/testing';
+import { sampleData as sampleFields } from '@sms-webhooks/internal';
 import { randomId } from './clock.js';
+
+/** A sample `data` object for the type, as core's createTestDelivery makes one. */
+export function sampleData<T extends EventType>(type: T, now: Date): EventDataMap[T] {
+  return sampleFields(type, now, randomId) as EventDataMap[T];
+}
 
 export function buildEvent<T extends EventType>(
   type: T,

@@ -1,4 +1,4 @@
-import { optionError, positiveOption } from '@sms-webhooks/core/store';
+import { optionError, positiveOption } from '@sms-webhooks/internal';
 import { type EmulatorClock, systemClock } from './clock.js';
 
 export type { EmulatorClock };

@@ -1,8 +1,7 @@
 import type { AnyWebhookEvent, EventType } from '@sms-webhooks/core';
-import { sampleData } from '@sms-webhooks/core/testing';
 import { TokenIssuer } from './auth.js';
 import { DeliveryEngine } from './delivery-engine.js';
-import { buildEvent, type PlannedEvent, planSend, type SimulateSendOptions } from './events.js';
+import { buildEvent, type PlannedEvent, planSend, type SimulateSendOptions, sampleData } from './events.js';
 import type { ResolvedEmulatorOptions } from './options.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { WebhookDelivery } from './types.js';

@@ -1,6 +1,6 @@
 import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, drainTimeoutOption } from '@sms-webhooks/core/adapter';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 
 export interface WebhookPluginOptions {
   /** From `createReceiver()`: handlers, secret, store and body limit all live there. */

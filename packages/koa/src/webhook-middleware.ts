@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Receiver } from '@sms-webhooks/core';
 import { createNodeHandler, type NodeExchange, type ReceiverResponse } from '@sms-webhooks/core/adapter';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 
 /** The part of Koa's context the middleware uses; Koa 2 and 3 (and @koa/router's context) all fit. */
 export interface WebhookContext {

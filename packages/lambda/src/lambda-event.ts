@@ -1,4 +1,4 @@
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 import type {
   ALBEvent,
   ALBResult,

@@ -1,6 +1,6 @@
 import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 import type { Context } from 'aws-lambda';
 import { type LambdaHttpEvent, type LambdaHttpResult, readEvent } from './lambda-event.js';
 import { toRequest } from './to-request.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { HandlerContext, Receiver } from '@sms-webhooks/core';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 import { handlerRegistrations } from './on-sms-webhook.js';
 import { SMS_WEBHOOK_RECEIVER } from './tokens.js';
 

@@ -1,7 +1,7 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import type { ReceiverOptions } from '@sms-webhooks/core';
 import { drainTimeoutOption } from '@sms-webhooks/core/adapter';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 
 const OWNER = '@sms-webhooks/nestjs';
 

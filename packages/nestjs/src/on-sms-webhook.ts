@@ -6,7 +6,7 @@ import {
   type WebhookEvent,
 } from '@sms-webhooks/core';
 import type { CheckedWebhookEvent } from '@sms-webhooks/core/adapter';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 
 const OWNER = '@sms-webhooks/nestjs';
 

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { type AbstractHttpAdapter, HttpAdapterHost } from '@nestjs/core';
 import type { Receiver } from '@sms-webhooks/core';
-import { optionError } from '@sms-webhooks/core/store';
 import { type WebhookRequestHandler, webhookMiddleware } from '@sms-webhooks/express';
 import { type WebhookPluginOptions, webhookPlugin } from '@sms-webhooks/fastify';
+import { optionError } from '@sms-webhooks/internal';
 import { SPLIT_OPTIONS, type SplitOptions } from './module-options.js';
 import { SMS_WEBHOOK_RECEIVER } from './tokens.js';
 

@@ -1,4 +1,4 @@
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 
 export type OpsErrorCode =
   /** An option is missing or wrong; thrown before any request. */

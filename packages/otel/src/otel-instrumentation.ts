@@ -1,6 +1,6 @@
 import { type MeterProvider, metrics, type TracerProvider, trace } from '@opentelemetry/api';
 import type { Instrumentation } from '@sms-webhooks/core/instrumentation';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 import { OtelDeliveryObserver } from './delivery-observer.js';
 import { instrumentsFor } from './instruments.js';
 import { ObserverShared } from './observer-shared.js';

@@ -1,9 +1,5 @@
-import {
-  type Dispatch,
-  type DispatchedEvent,
-  DispatchTimeoutError,
-  withTimeout,
-} from '@sms-webhooks/core/queue';
+import { type Dispatch, type DispatchedEvent, DispatchTimeoutError } from '@sms-webhooks/core/queue';
+import { withTimeout } from '@sms-webhooks/internal';
 import { jobState, type PgBossSender } from './boss.js';
 import { dedupeStatements } from './dedupe-statements.js';
 import { PgBossHandOffError } from './errors.js';

@@ -1,4 +1,4 @@
-import { describeValue, positiveOption } from '@sms-webhooks/core/queue';
+import { describeValue, positiveOption } from '@sms-webhooks/internal';
 import { PgBossHandOffError } from './errors.js';
 
 const OWNER = '@sms-webhooks/pg-boss';

@@ -7,13 +7,8 @@ import type {
   OrderClaimResult,
   StoredEvent,
 } from '@sms-webhooks/core/store';
-import {
-  type ClaimResult,
-  describeValue,
-  isKeptDelivery,
-  positiveOption,
-  withTimeout,
-} from '@sms-webhooks/core/store';
+import { type ClaimResult, isKeptDelivery } from '@sms-webhooks/core/store';
+import { describeValue, positiveOption, withTimeout } from '@sms-webhooks/internal';
 import {
   fromPg,
   fromPostgresJs,

@@ -1,10 +1,6 @@
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
-import {
-  createQueueWorker,
-  optionError,
-  positiveOption,
-  type WebhookHandlers,
-} from '@sms-webhooks/core/queue';
+import { createQueueWorker, type WebhookHandlers } from '@sms-webhooks/core/queue';
+import { optionError, positiveOption } from '@sms-webhooks/internal';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import { type AmqpConnection, isConnection } from './channel-source.js';
 import { consume } from './consumer.js';

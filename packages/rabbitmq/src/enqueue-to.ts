@@ -1,11 +1,6 @@
 import type { DedupeStore, Logger } from '@sms-webhooks/core';
-import {
-  type Dispatch,
-  DispatchTimeoutError,
-  optionError,
-  positiveOption,
-  withTimeout,
-} from '@sms-webhooks/core/queue';
+import { type Dispatch, DispatchTimeoutError } from '@sms-webhooks/core/queue';
+import { optionError, positiveOption, withTimeout } from '@sms-webhooks/internal';
 import { type AmqpSource, ConfirmChannelSource, isConfirmChannel, isConnection } from './channel-source.js';
 import { describe } from './errors.js';
 import { encode, toMessageData } from './message.js';

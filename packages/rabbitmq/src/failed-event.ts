@@ -1,4 +1,4 @@
-import { optionError } from '@sms-webhooks/core/queue';
+import { optionError } from '@sms-webhooks/internal';
 import type { Channel, GetMessage } from 'amqplib';
 import { type AmqpConnection, isConnection } from './channel-source.js';
 import { decode, HEADERS } from './message.js';

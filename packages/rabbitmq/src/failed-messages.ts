@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DedupeStore } from '@sms-webhooks/core';
-import { optionError, positiveOption } from '@sms-webhooks/core/queue';
+import { optionError, positiveOption } from '@sms-webhooks/internal';
 import type { GetMessage } from 'amqplib';
 import type { AmqpConnection } from './channel-source.js';
 import { RabbitHandOffError } from './errors.js';

@@ -1,4 +1,4 @@
-import { positiveOption } from '@sms-webhooks/core/queue';
+import { positiveOption } from '@sms-webhooks/internal';
 import type { AmqpConnection } from './channel-source.js';
 import { browseFailed, checkConnection, type FailedEvent, toFailedEvent } from './failed-event.js';
 import { messageIdFor } from './publish.js';

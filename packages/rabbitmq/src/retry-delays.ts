@@ -1,4 +1,4 @@
-import { describeValue, optionError, positiveOption } from '@sms-webhooks/core/queue';
+import { describeValue, optionError, positiveOption } from '@sms-webhooks/internal';
 import { OWNER } from './topology.js';
 
 /** RabbitMQ's `x-message-ttl` takes up to 2^32 - 1 ms; waits are kept to a day, far below it. */

@@ -1,4 +1,4 @@
-import { oneOfOption, optionError, positiveOption } from '@sms-webhooks/core/queue';
+import { oneOfOption, optionError, positiveOption } from '@sms-webhooks/internal';
 import type { Channel } from 'amqplib';
 import { describe, RabbitHandOffError } from './errors.js';
 

@@ -10,9 +10,8 @@ import {
   claimThenOrder,
   isKeptDelivery,
   type KeptDelivery,
-  positiveOption,
-  withTimeout,
 } from '@sms-webhooks/core/store';
+import { positiveOption, withTimeout } from '@sms-webhooks/internal';
 import { RedisStoreError } from './errors.js';
 import { keptKey, orderKey, storedKey } from './event-key.js';
 import {

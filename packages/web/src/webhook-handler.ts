@@ -1,6 +1,6 @@
 import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, handleWebRequest, type WaitUntil } from '@sms-webhooks/core/adapter';
-import { optionError } from '@sms-webhooks/core/store';
+import { optionError } from '@sms-webhooks/internal';
 
 export type { WaitUntil };
 

@@ -1,4 +1,4 @@
-import { optionError } from '../base/option-checks.js';
+import { optionError } from '@sms-webhooks/internal';
 import type { AdapterReceiver } from '../receiver/receiver.js';
 
 /**

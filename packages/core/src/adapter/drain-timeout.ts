@@ -1,4 +1,4 @@
-import { positiveOption } from '../base/option-checks.js';
+import { positiveOption } from '@sms-webhooks/internal';
 
 /** How long an adapter's shutdown waits for handlers still running after their 200, unless told otherwise. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;

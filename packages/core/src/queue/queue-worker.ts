@@ -44,7 +44,7 @@ export type JobOutcome =
   | { readonly action: 'wait'; readonly key: string; readonly waitMs: number }
   | { readonly action: 'failed'; readonly error: unknown; readonly claim: DispatchClaim | undefined };
 
-/** @internal The worker core the queue packages share; see `createQueueWorker`. */
+/** What `createQueueWorker` returns: a transport calls `run` for each job and acts on its outcome. */
 export interface QueueWorker<J extends QueuedJob> {
   readonly settings: WorkerSettings<J>;
   /** Claims, orders and runs one job, and records it done; rejects only when the engine's own calls do. */
@@ -68,8 +68,11 @@ function heldClaim({ key, token }: RunClaim): DispatchClaim | undefined {
 }
 
 /**
- * @internal The one queue worker: the BullMQ, pg-boss and RabbitMQ packages each keep only their
- * transport (ack, retry with a delay, fail, the failed set) around it. Each job's claim is taken and held
+ * The queue worker, for writing a transport to a queue engine of your own: the BullMQ, pg-boss and
+ * RabbitMQ packages each keep only their transport (ack, retry with a delay, fail, the failed set) around
+ * it. The transport calls `run(job)` for each job its engine hands over and acts on the `JobOutcome`
+ * (`done`: acknowledge; `wait`: put back without counting an attempt; `failed`: retry, or once the engine
+ * says it was the last attempt, `giveUp`), and calls `drain` when it closes. Each job's claim is taken and held
  * (`transport.claims`), its turn under `order` taken, its handlers run under the time-out, then its
  * completion recorded; a failed attempt lets its claims go and, once the engine says it was the last,
  * `giveUp` frees the claim and reports it.

@@ -1,5 +1,5 @@
+import { positiveOption } from '@sms-webhooks/internal';
 import type { Logger } from '../base/logger.js';
-import { positiveOption } from '../base/option-checks.js';
 import type { DedupeStore } from '../receiver/dedupe-store.js';
 import { type RunHandlers, toRunHandlers, type WebhookHandlers } from '../receiver/handler-map.js';
 import { checkJobOrder, type StaleJobHandler } from '../receiver/job-order.js';

@@ -1,4 +1,4 @@
-import { optionError, positiveOption } from '../base/option-checks.js';
+import { optionError, positiveOption } from '@sms-webhooks/internal';
 
 /** The `maxConcurrency` and `maxQueue` options, checked; undefined when there is no limit. */
 export interface ConcurrencyOptions {

@@ -1,6 +1,6 @@
+import { optionError } from '@sms-webhooks/internal';
 import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
-import { optionError } from '../base/option-checks.js';
 import { HandlerTimeoutError, type WebhookHandlerError } from './handler-error.js';
 
 export type ErrorHandler = (error: WebhookHandlerError) => unknown;

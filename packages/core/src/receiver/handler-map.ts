@@ -1,5 +1,5 @@
+import { optionError, positiveOption } from '@sms-webhooks/internal';
 import { type Clock, systemClock } from '../base/clock.js';
-import { optionError, positiveOption } from '../base/option-checks.js';
 import type { AnyWebhookEvent, EventType } from '../verify/event-types.js';
 import type { AnyWebhookHandler, HandlerContext, WebhookHandler } from './handler-registry.js';
 import { runHandlersWithin } from './handler-run.js';

@@ -1,7 +1,7 @@
+import { optionError } from '@sms-webhooks/internal';
 import { type Clock, systemClock } from '../base/clock.js';
 import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
-import { optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { ownerToken } from './claim-step.js';
 import { type DedupeStore, supportsOrder } from './dedupe-store.js';

@@ -1,6 +1,6 @@
+import { optionError, positiveOption } from '@sms-webhooks/internal';
 import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
-import { optionError, positiveOption } from '../base/option-checks.js';
 import { EVENT_TYPES, type EventType } from '../verify/event-types.js';
 import { rawBodyByteLength } from '../verify/parse-event.js';
 import type { DedupeStore, KeptDelivery } from './dedupe-store.js';

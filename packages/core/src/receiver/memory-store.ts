@@ -1,5 +1,5 @@
+import { positiveOption } from '@sms-webhooks/internal';
 import type { Logger } from '../base/logger.js';
-import { positiveOption } from '../base/option-checks.js';
 import { Fifo } from './completion-ring.js';
 import type {
   ClaimResult,

@@ -1,4 +1,4 @@
-import { describeValue, optionError } from '../base/option-checks.js';
+import { describeValue, optionError } from '@sms-webhooks/internal';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 
 /** What an `order` function says of an event: the object it updates, and the version it brings. */

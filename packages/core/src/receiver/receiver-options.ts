@@ -1,6 +1,6 @@
+import { oneOfOption, optionError, positiveOption } from '@sms-webhooks/internal';
 import { type Clock, isClock, systemClock } from '../base/clock.js';
 import type { Logger } from '../base/logger.js';
-import { oneOfOption, optionError, positiveOption } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type HeaderNames, headerNames } from '../verify/headers.js';
 import {

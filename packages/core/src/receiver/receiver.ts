@@ -1,5 +1,4 @@
-import { closestName } from '../base/closest-name.js';
-import { optionError } from '../base/option-checks.js';
+import { closestName, optionError } from '@sms-webhooks/internal';
 import {
   type AnyWebhookEvent,
   type CheckedWebhookEvent,

@@ -1,4 +1,4 @@
-import { optionError } from '../base/option-checks.js';
+import { optionError } from '@sms-webhooks/internal';
 import type { ErrorHooks } from './error-hooks.js';
 import type { Instrumentation } from './instrumentation.js';
 import type { ReceiverResponse } from './responses.js';

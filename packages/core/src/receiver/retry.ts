@@ -1,4 +1,4 @@
-import { describeValue, optionError, positiveOption } from '../base/option-checks.js';
+import { describeValue, optionError, positiveOption } from '@sms-webhooks/internal';
 
 /** The receiver's `retry` option: re-runs a failed handler run in 'immediately' mode. */
 export type RetryOption = false | { attempts?: number; backoffMs?: number | readonly number[] };

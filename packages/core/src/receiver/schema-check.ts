@@ -1,5 +1,5 @@
+import { describeValue, optionError } from '@sms-webhooks/internal';
 import { describeError } from '../base/describe-error.js';
-import { describeValue, optionError } from '../base/option-checks.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import {
   checkWithSchema,

@@ -1,4 +1,4 @@
-import { optionError } from '../base/option-checks.js';
+import { optionError } from '@sms-webhooks/internal';
 /** The few test-runner functions the contract suites need; vitest, jest, mocha and node:test all have them. */
 export interface TestApi {
   describe(name: string, fn: () => void): void;

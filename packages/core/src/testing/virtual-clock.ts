@@ -1,5 +1,5 @@
+import { optionError } from '@sms-webhooks/internal';
 import type { Clock } from '../base/clock.js';
-import { optionError } from '../base/option-checks.js';
 
 /** `250` (ms), `'250ms'`, `'30s'`, `'30m'`, `'1h'`, `'2d'`. */
 export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;

@@ -1,8 +1,8 @@
+import { describeValue, optionError, positiveOption } from '@sms-webhooks/internal';
 import type { Clock } from '../base/clock.js';
 import { describeError } from '../base/describe-error.js';
 import { firstTime } from '../base/log-once.js';
 import type { Logger } from '../base/logger.js';
-import { describeValue, optionError, positiveOption } from '../base/option-checks.js';
 import { platform } from '../base/platform/index.js';
 import { WebhookVerificationError } from './errors.js';
 import type { HeaderSource } from './headers.js';

@@ -1,3 +1,4 @@
+import { sampleData as sampleFields } from '@sms-webhooks/internal';
 import { platform } from '../base/platform/index.js';
 import type { EventDataMap, EventType, WebhookEvent } from './event-types.js';
 import { DEFAULT_HEADER_PREFIX, headerNames } from './headers.js';
@@ -30,38 +31,9 @@ export function randomId(prefix: string): string {
   return `${prefix}_${platform.randomHex(12)}`;
 }
 
-const MESSAGE_STATUS: Record<string, string> = {
-  'message.sent': 'sent',
-  'message.delivered': 'delivered',
-  'message.failed': 'failed',
-  'message.replied': 'replied',
-};
-
 /** A sample `data` object for each type, shaped as spec section 2 describes. */
 export function sampleData<T extends EventType>(type: T, now = new Date()): EventDataMap[T] {
-  if (type.startsWith('message.')) {
-    return {
-      id: randomId('msg'),
-      sms_id: randomId('sms'),
-      to: '+15555550123',
-      status: MESSAGE_STATUS[type]!,
-      error:
-        type === 'message.failed'
-          ? { code: 'unreachable', message: 'The handset could not be reached.' }
-          : null,
-      kind: 'utility',
-      updated_at: now.toISOString(),
-      metadata: { order_id: 'ord_1234' },
-    } as EventDataMap[T];
-  }
-  if (type === 'sms.completed') {
-    return {
-      id: randomId('sms'),
-      recipients: 1,
-      completed_at: now.toISOString(),
-    } as unknown as EventDataMap[T];
-  }
-  return { message: 'This is a test event.' } as unknown as EventDataMap[T];
+  return sampleFields(type, now, randomId) as EventDataMap[T];
 }
 
 /** The event, its body and its headers but the signature: the part both test-delivery helpers share. */

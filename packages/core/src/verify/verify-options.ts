@@ -1,4 +1,4 @@
-import { describeValue, optionError } from '../base/option-checks.js';
+import { describeValue, optionError } from '@sms-webhooks/internal';
 import { DEFAULT_HEADER_PREFIX } from './headers.js';
 
 /** The spec's tolerance, in seconds, between a signature's timestamp and now. */

@@ -1,4 +1,4 @@
-import { describeValue, optionError, positiveOption } from '../base/option-checks.js';
+import { describeValue, optionError, positiveOption } from '@sms-webhooks/internal';
 import { platform, type SignFunction } from '../base/platform/index.js';
 import { WebhookVerificationError } from './errors.js';
 import type { RawBody } from './parse-event.js';

@@ -1,4 +1,4 @@
-import { optionError } from '../base/option-checks.js';
+import { optionError } from '@sms-webhooks/internal';
 import { platform } from '../base/platform/index.js';
 import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './event-types.js';
