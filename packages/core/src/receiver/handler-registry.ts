@@ -93,9 +93,9 @@ export class HandlerRegistry {
   }
 
   remove(type: string, handler: AnyWebhookHandler): void {
-    const list = this.#byType.get(type);
-    const i = list ? list.findIndex((r) => (typeof r === 'function' ? r : r.handler) === handler) : -1;
-    if (i >= 0) list!.splice(i, 1);
+    const list = this.#byType.get(type) ?? [];
+    const i = list.findIndex((r) => (typeof r === 'function' ? r : r.handler) === handler);
+    if (i >= 0) list.splice(i, 1);
     const j = this.#any.indexOf(handler);
     if (type === '*' && j >= 0) this.#any.splice(j, 1);
   }

@@ -19,8 +19,8 @@ export async function runHandlers(
   obs?: HandlerObserver,
 ): Promise<WebhookHandlerError | undefined> {
   // Most types have one handler: it needs no allSettled.
-  if (handlers.length === 1) {
-    const h = handlers[0]!;
+  const h = handlers.length === 1 ? handlers[0] : undefined;
+  if (h !== undefined) {
     try {
       await (obs === undefined ? h(event, ctx) : obs.runHandler(h, () => h(event, ctx)));
       return undefined;

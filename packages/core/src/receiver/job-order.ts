@@ -4,7 +4,7 @@ import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { ownerToken } from './claim-step.js';
-import { type DedupeStore, supportsOrder } from './dedupe-store.js';
+import { type DedupeStore, type OrderStore, supportsOrder } from './dedupe-store.js';
 import type { QueuedOrder } from './dispatch.js';
 import type { OrderClaim } from './handler-registry.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -113,13 +113,13 @@ export class JobOrder<J = unknown> {
     }
     const { key, version } = slot;
     const token = ownerToken();
-    const result = await store.claimOrder!(key, claimVersion(version), token, leaseMs);
+    const result = await store.claimOrder(key, claimVersion(version), token, leaseMs);
     if (result === 'in-flight') return { action: 'wait', key };
     if (result === 'stale') {
       this.#stale(event, key, job);
       return { action: 'stale', key };
     }
-    return { action: 'run', held: this.#hold({ key, version, token }) };
+    return { action: 'run', held: this.#hold(store, { key, version, token }) };
   }
 
   #stale(event: AnyWebhookEvent, key: string, job: J): void {
@@ -139,8 +139,8 @@ export class JobOrder<J = unknown> {
     }
   }
 
-  #hold(order: OrderClaim): HeldOrder {
-    const { store, retainMs, logger, owner } = this.#opts;
+  #hold(store: OrderStore, order: OrderClaim): HeldOrder {
+    const { retainMs, logger, owner } = this.#opts;
     const lease = this.#leases.hold(order.key, order.token);
     const failed = (what: string) => (error: unknown) =>
       logger.error(`${owner}: could not ${what} ${order.key}: ${describeError(error)}`);
@@ -150,13 +150,13 @@ export class JobOrder<J = unknown> {
       async complete() {
         lease?.release();
         await Promise.resolve()
-          .then(() => store!.completeOrder!(order.key, order.version, order.token, retainMs))
+          .then(() => store.completeOrder(order.key, order.version, order.token, retainMs))
           .catch(failed('advance the version of'));
       },
       async release() {
         lease?.release();
         await Promise.resolve()
-          .then(() => store!.releaseOrder!(order.key, order.token))
+          .then(() => store.releaseOrder(order.key, order.token))
           .catch(failed('release'));
       },
     };
