@@ -2,9 +2,10 @@
  * Core's README lists the files one Express delivery passes through ("One delivery, step by step"), before
  * its 200 and after it. A list kept by hand drifts with every feature, so this test records the files a real
  * delivery runs and compares: V8's precise coverage (the public `node:inspector` API) counts the calls of
- * every function, and the files under `packages/<name>/src` with a function called while one signed
- * delivery goes to a real Express app on port 0 are the walk. Module evaluation and the live-binding
- * getters vitest's transform adds for re-exports are not steps, so they are left out.
+ * every function, and the files under `packages/<name>/src` (and the private `internal/src`) with a
+ * function called while one signed delivery goes to a real Express app on port 0 are the walk. Module
+ * evaluation and the live-binding getters vitest's transform adds for re-exports are not steps, so they
+ * are left out.
  */
 import { readFileSync } from 'node:fs';
 import { request, type Server } from 'node:http';
@@ -39,7 +40,15 @@ function post<T>(session: Session, method: string, params?: object): T {
   return answer.result as T;
 }
 
-const SOURCE = /\/packages\/([a-z-]+\/src\/.+\.ts)$/;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** A workspace source as the README names it: `core/src/…` for packages/core, `internal/src/…` as it is. */
+function sourceName(url: string): string | undefined {
+  if (!url.startsWith('file://')) return undefined;
+  const path = fileURLToPath(url.split('?')[0] ?? '');
+  if (!path.startsWith(ROOT) || !path.endsWith('.ts')) return undefined;
+  const file = path.slice(ROOT.length);
+  return /^(?:packages\/)?([a-z-]+\/src\/.+)$/.exec(file)?.[1];
+}
 // What vitest's module transform adds to each module: the wrapper it evaluates, and a getter per export.
 const TRANSFORM_GETTER = /^\(\) => \{ try \{ return [\w$.]+ \} catch \{\} \}/;
 const MODULE_WRAPPER = /^async \(__vite_ssr_exports__/;
@@ -59,7 +68,7 @@ function recorder(session: Session) {
     const { result } = post<{ result: ScriptCoverage[] }>(session, 'Profiler.takePreciseCoverage');
     const files = new Map<string, string[]>();
     for (const script of result) {
-      const file = SOURCE.exec(script.url.split('?')[0] ?? '')?.[1];
+      const file = sourceName(script.url);
       if (file === undefined) continue;
       const ran: string[] = [];
       for (const fn of script.functions) {
