@@ -1,145 +1,38 @@
 import type { DedupeStore } from '@sms-webhooks/core';
 import type {
+  ClaimResult,
   ClaimWithOrderResult,
   KeptDelivery,
   ObjectSlot,
-  OrderClaim,
   OrderClaimResult,
   StoredEvent,
 } from '@sms-webhooks/core/store';
-import { type ClaimResult, isKeptDelivery } from '@sms-webhooks/core/store';
-import { describeValue, positiveOption, withTimeout } from '@sms-webhooks/internal';
-import {
-  fromPg,
-  fromPostgresJs,
-  fromQuery,
-  isPgQueryable,
-  isPostgresJs,
-  type PgPoolLike,
-  type PgTransactionClient,
-  type PostgresJsLike,
-  type QueryFunction,
-  type Run,
-  runIn,
-} from './clients.js';
+import * as claims from './claims.js';
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
-import { type KeptStatements, keptStatements } from './kept-statements.js';
-import { type OrderStatements, orderStatements } from './order-statements.js';
-import {
-  DEFAULT_TABLE,
-  migrateStatement,
-  objectBusyIndex,
-  type Statements,
-  statements,
-} from './statements.js';
+import { inspect, inspectMany } from './inspect.js';
+import { keepDelivery, keptDelivery } from './kept-deliveries.js';
+import { keptStatements } from './kept-statements.js';
+import * as orders from './order-claims.js';
+import { orderStatements } from './order-statements.js';
+import { migrateStatement, statements } from './statements.js';
+import { bounded, type StoreContext } from './store-context.js';
+import { type PostgresStoreOptions, storeConnection, storeSettings } from './store-options.js';
+import { Sweeper, sweep } from './sweep.js';
 import { quotedTable } from './table-name.js';
-import { refuseNonTransactional } from './transaction-client.js';
+import { type ClaimContext, completeIn, transaction } from './transaction.js';
 
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
-export const DEFAULT_RETAIN_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
-export const DEFAULT_SWEEP_BATCH = 500;
-
-interface CommonOptions {
-  /** The dedupe table, `name` or `schema.name`. Default 'sms_webhook_events'. */
-  table?: string;
-  /**
-   * Longest wait for one store statement, in ms. Default 2000. A slower or unreachable database makes
-   * the operation reject, so the receiver answers 503 instead of hanging. `Infinity` turns it off.
-   */
-  statementTimeoutMs?: number;
-  /**
-   * How long a record completed inside a handler's transaction is kept, in ms, should the process die
-   * before the receiver confirms it (the receiver's own `retainMs` applies once it does). Default 24 h.
-   */
-  retainMs?: number;
-  /** Expired rows are removed at most this often, in ms, by the instance's next claim. 0 turns it off. Default 60 s. */
-  sweepIntervalMs?: number;
-  /** Rows removed by one sweep statement at most. Default 500. */
-  sweepBatch?: number;
-  /**
-   * Use named prepared statements (pg) or prepared queries (postgres.js). Default: on for pg; for
-   * postgres.js, what the client says (`postgres({ prepare })`). Turn off behind PgBouncer < 1.21 in
-   * transaction mode.
-   */
-  prepare?: boolean;
-}
-
-export interface PostgresStorePgOptions<Tx> extends CommonOptions {
-  /** A `pg.Pool`. Never ended by the store. `store.transaction` checks a client out of it. */
-  pool: PgPoolLike<Tx>;
-  sql?: never;
-  query?: never;
-}
-
-export interface PostgresStorePostgresJsOptions<Tx> extends CommonOptions {
-  /** A postgres.js `postgres()` instance. Never ended by the store. */
-  sql: PostgresJsLike<Tx>;
-  pool?: never;
-  query?: never;
-}
-
-export interface PostgresStoreQueryOptions extends CommonOptions {
-  /**
-   * `(text, values) => Promise<rows | { rows }>` for any other client. `store.transaction` is then not
-   * available: complete the record inside your own transaction with `store.completeIn(ctx, tx)`.
-   */
-  query: QueryFunction;
-  pool?: never;
-  sql?: never;
-}
-
-export type PostgresStoreOptions<Tx = unknown> =
-  | PostgresStorePgOptions<Tx>
-  | PostgresStorePostgresJsOptions<Tx>
-  | PostgresStoreQueryOptions;
-
-/** What `transaction` and `completeIn` need of the handler's context: `ctx.claim`. */
-export interface ClaimContext {
-  claim?: { key: string; token: string } | undefined;
-  /** The object slot of the receiver's `order` option: its version advances in the same transaction. */
-  order?: OrderClaim | undefined;
-}
-
-const STATES = new Set(['in-flight', 'committed', 'completed']);
-const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
-const ORDER_RESULTS = new Set<string>(['claimed', 'stale', 'in-flight']);
-const BOTH_RESULTS = new Set<string>([...CLAIM_RESULTS, 'stale', 'object-in-flight', 'retry']);
-
-function fail(message: string): never {
-  throw new PostgresStoreError('ERR_SMS_POSTGRES_OPTIONS', message);
-}
-
-const OWNER = '@sms-webhooks/postgres';
-
-/** core's positiveOption (Infinity only where it says so), thrown as a PostgresStoreError like every option mistake here. */
-function positive(
-  name: string,
-  value: unknown,
-  fallback: number,
-  rules: { integer?: boolean; unit?: string; infinity?: boolean },
-): number {
-  if (rules.infinity && value === Number.POSITIVE_INFINITY) return value;
-  try {
-    return positiveOption(name, value, fallback, {
-      owner: OWNER,
-      integer: rules.integer,
-      unit: rules.infinity ? `${rules.unit} (or Infinity)` : rules.unit,
-      code: 'ERR_SMS_POSTGRES_OPTIONS',
-    });
-  } catch (error) {
-    fail((error as Error).message.slice(OWNER.length + 2));
-  }
-}
-
-/** Durations go to SQL as whole milliseconds, rounded up so a lease is never shorter than asked. */
-function duration(name: string, ms: number): number {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    fail(`${name} must be a positive number of ms, got ${String(ms)}.`);
-  }
-  return Math.ceil(ms);
-}
+export {
+  DEFAULT_RETAIN_MS,
+  DEFAULT_STATEMENT_TIMEOUT_MS,
+  DEFAULT_SWEEP_BATCH,
+  DEFAULT_SWEEP_INTERVAL_MS,
+  type PostgresStoreOptions,
+  type PostgresStorePgOptions,
+  type PostgresStorePostgresJsOptions,
+  type PostgresStoreQueryOptions,
+} from './store-options.js';
+export type { ClaimContext } from './transaction.js';
 
 /**
  * A DedupeStore in a PostgreSQL table, shared by every instance that uses the same database, and the
@@ -155,84 +48,33 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   readonly retainMs: number;
   readonly sweepIntervalMs: number;
   readonly sweepBatch: number;
-  readonly #sql: Statements;
-  readonly #order: OrderStatements;
-  readonly #kept: KeptStatements;
-  readonly #run: Run;
-  readonly #prepare: boolean | undefined;
-  readonly #pool: PgPoolLike<Tx> | undefined;
-  readonly #postgresJs: PostgresJsLike<Tx> | undefined;
-  #nextSweep = 0;
-  #sweeping: Promise<unknown> | undefined;
-  #orderIndex: Promise<void> | undefined;
-  #closed = false;
+  readonly #ctx: StoreContext<Tx>;
+  readonly #orderIndex = new orders.OrderIndexCheck();
+  readonly #sweeper: Sweeper;
 
   constructor(options: PostgresStoreOptions<Tx>) {
-    if (typeof options !== 'object' || options === null) {
-      fail('pass options: new PostgresStore({ pool }) (pg), ({ sql }) (postgres.js) or ({ query }).');
-    }
-    const given = ['pool', 'sql', 'query'].filter(
-      (k) => (options as unknown as Record<string, unknown>)[k] !== undefined,
-    );
-    if (given.length !== 1) {
-      fail(
-        given.length === 0
-          ? 'pass a client: new PostgresStore({ pool }) with a pg.Pool, ({ sql }) with postgres.js, or ({ query }).'
-          : `pass one client, not ${given.join(' and ')}.`,
-      );
-    }
-    const {
-      table = DEFAULT_TABLE,
-      statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
-      retainMs = DEFAULT_RETAIN_MS,
-      sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS,
-      sweepBatch = DEFAULT_SWEEP_BATCH,
-      prepare,
-    } = options;
-    this.#sql = statements(table);
-    this.#order = orderStatements(table);
-    this.#kept = keptStatements(table);
+    const settings = storeSettings(options);
+    const { table, prepare } = settings;
+    const { run, pool, postgresJs } = storeConnection(options, prepare);
     this.table = table;
-    this.statementTimeoutMs = positive(
-      'statementTimeoutMs',
-      statementTimeoutMs,
-      DEFAULT_STATEMENT_TIMEOUT_MS,
-      {
-        unit: 'ms',
-        infinity: true,
-      },
-    );
-    this.retainMs = positive('retainMs', retainMs, DEFAULT_RETAIN_MS, { unit: 'ms' });
-    if (typeof sweepIntervalMs !== 'number' || !(sweepIntervalMs >= 0)) {
-      fail(
-        `\`sweepIntervalMs\` must be 0 (off) or a positive number of ms, got ${describeValue(sweepIntervalMs)}.`,
-      );
-    }
-    this.sweepIntervalMs = sweepIntervalMs;
-    this.sweepBatch = positive('sweepBatch', sweepBatch, DEFAULT_SWEEP_BATCH, { integer: true });
-    if (prepare !== undefined && typeof prepare !== 'boolean') fail('prepare must be true or false.');
-    this.#prepare = prepare;
-
-    if (options.pool !== undefined) {
-      const pool = options.pool;
-      if (!isPgQueryable(pool) || typeof (pool as { connect?: unknown }).connect !== 'function') {
-        fail('pool must be a pg.Pool (with query() and connect()); for postgres.js pass { sql } instead.');
-      }
-      this.#pool = pool;
-      this.#run = fromPg(pool, prepare ?? true);
-    } else if (options.sql !== undefined) {
-      const sql = options.sql;
-      if (!isPostgresJs(sql) || typeof (sql as { begin?: unknown }).begin !== 'function') {
-        fail('sql must be a postgres.js instance (postgres(url)); for pg pass { pool } instead.');
-      }
-      this.#postgresJs = sql;
-      this.#run = fromPostgresJs(sql, prepare);
-    } else {
-      if (typeof options.query !== 'function') {
-        fail('query must be a function (text, values) => Promise<rows | { rows }>.');
-      }
-      this.#run = fromQuery(options.query);
-    }
+    this.statementTimeoutMs = settings.statementTimeoutMs;
+    this.retainMs = settings.retainMs;
+    this.sweepIntervalMs = settings.sweepIntervalMs;
+    this.sweepBatch = settings.sweepBatch;
+    this.#sweeper = new Sweeper(this.sweepIntervalMs, this.sweepBatch, () => this.sweep());
+    this.#ctx = {
+      table,
+      statementTimeoutMs: this.statementTimeoutMs,
+      retainMs: this.retainMs,
+      prepare,
+      run,
+      pool,
+      postgresJs,
+      sql: statements(table),
+      order: orderStatements(table),
+      kept: keptStatements(table),
+      claimed: () => this.#sweeper.maybeSweep(),
+    };
   }
 
   /** The value of the `key` column for an event id (the id, or `sha256:<hex>` for long or odd ids). */
@@ -242,13 +84,15 @@ export class PostgresStore<Tx = never> implements DedupeStore {
 
   /** Creates the table and its index if missing; safe to run from several instances at once. */
   async migrate(): Promise<void> {
-    await this.#run('migrate', migrateStatement(this.table), []);
+    await this.#ctx.run('migrate', migrateStatement(this.table), []);
   }
 
   /** Called by the receiver before its first claim: a missing table is an error that says what to run. */
   async init(): Promise<void> {
-    const [row] = await this.#bounded(
-      this.#run('exists', this.#sql.exists, [quotedTable(this.table)]),
+    const { run, sql } = this.#ctx;
+    const [row] = await bounded(
+      this.#ctx,
+      run('exists', sql.exists, [quotedTable(this.table)]),
       'the table check',
     );
     if (row?.ok !== true) {
@@ -261,40 +105,19 @@ export class PostgresStore<Tx = never> implements DedupeStore {
   }
 
   async claim(key: string, token: string, leaseMs: number): Promise<ClaimResult> {
-    const work = this.#run('claim', this.#sql.claim, [storedKey(key), token, duration('leaseMs', leaseMs)]);
-    let rows: Awaited<typeof work>;
-    try {
-      rows = await this.#bounded(work, `claim of ${key.slice(0, 80)}`);
-    } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_POSTGRES_TIMEOUT') {
-        this.#undoLateClaim(work, key, token);
-      }
-      throw error;
-    }
-    const result = rows[0]?.result;
-    if (typeof result !== 'string' || !CLAIM_RESULTS.has(result)) throw this.#badReply('claim', rows);
-    this.#maybeSweep();
-    return result as ClaimResult;
+    return claims.claim(this.#ctx, key, token, leaseMs);
   }
 
   async complete(key: string, token: string, retainMs: number): Promise<boolean> {
-    const values = [storedKey(key), token, duration('retainMs', retainMs)];
-    return this.#flag(this.#run('complete', this.#sql.complete, values), 'complete', key);
+    return claims.complete(this.#ctx, key, token, retainMs);
   }
 
   async release(key: string, token: string): Promise<boolean> {
-    return this.#flag(this.#run('release', this.#sql.release, [storedKey(key), token]), 'release', key);
+    return claims.release(this.#ctx, key, token);
   }
 
   async claimOrder(key: string, version: string, token: string, leaseMs: number): Promise<OrderClaimResult> {
-    const values = [storedKey(key), version, token, duration('leaseMs', leaseMs)];
-    const rows = await this.#bounded(
-      this.#ordered(this.#run('claimOrder', this.#order.claimOrder, values)),
-      `order claim of ${key.slice(0, 80)}`,
-    );
-    const result = rows[0]?.result;
-    if (typeof result !== 'string' || !ORDER_RESULTS.has(result)) throw this.#badReply('claimOrder', rows);
-    return result as OrderClaimResult;
+    return orders.claimOrder(this.#ctx, key, version, token, leaseMs);
   }
 
   /**
@@ -308,72 +131,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     leaseMs: number,
     object: ObjectSlot,
   ): Promise<ClaimWithOrderResult> {
-    await this.#checkOrderIndex();
-    const first = await this.#claimBoth(key, token, leaseMs, object);
-    if (first !== 'retry') return first;
-    await this.#bounded(
-      this.#run('clearExpired', this.#order.clearExpired, [storedKey(key), storedKey(object.key)]),
-      `claim of ${key.slice(0, 80)}`,
-    );
-    const second = await this.#claimBoth(key, token, leaseMs, object);
-    // Still unexplained: the service asks again later.
-    return second === 'retry' ? 'object-in-flight' : second;
-  }
-
-  async #claimBoth(
-    key: string,
-    token: string,
-    leaseMs: number,
-    object: ObjectSlot,
-  ): Promise<ClaimWithOrderResult | 'retry'> {
-    const values = [
-      storedKey(key),
-      token,
-      duration('leaseMs', leaseMs),
-      storedKey(object.key),
-      object.version,
-      duration('retainMs', object.retainMs),
-    ];
-    const work = this.#ordered(this.#run('claimWithOrder', this.#order.claimWithOrder, values));
-    let rows: Awaited<typeof work>;
-    try {
-      rows = await this.#bounded(work, `claim of ${key.slice(0, 80)}`);
-    } catch (error) {
-      if ((error as { code?: unknown } | null)?.code === 'ERR_SMS_POSTGRES_TIMEOUT') {
-        this.#undoLateClaim(work, key, token);
-      }
-      throw error;
-    }
-    const result = rows[0]?.result;
-    if (typeof result !== 'string' || !BOTH_RESULTS.has(result)) throw this.#badReply('claimWithOrder', rows);
-    this.#maybeSweep();
-    return result as ClaimWithOrderResult | 'retry';
-  }
-
-  /**
-   * Once: the unique index that lets one event at a time hold an object. A table migrated before it
-   * existed would let two statuses of one message run at once, so its absence is an error that says
-   * what to run.
-   */
-  #checkOrderIndex(): Promise<void> {
-    this.#orderIndex ??= this.#bounded(
-      this.#run('exists', this.#sql.exists, [objectBusyIndex(this.table)]),
-      'the order index check',
-    ).then(
-      ([row]) => {
-        if (row?.ok === true) return;
-        this.#orderIndex = undefined; // checked again next time: a migration may run meanwhile
-        throw new PostgresStoreError(
-          'ERR_SMS_POSTGRES_NO_TABLE',
-          `the table ${this.table} has no object_key column and index (the receiver's \`order\` option needs them): call await store.migrate() at start-up, or run migrationSql() again with your migrations (it adds them).`,
-        );
-      },
-      (error: unknown) => {
-        this.#orderIndex = undefined;
-        throw error;
-      },
-    );
-    return this.#orderIndex;
+    return orders.claimWithOrder(this.#ctx, this.#orderIndex, key, token, leaseMs, object);
   }
 
   /**
@@ -388,69 +146,23 @@ export class PostgresStore<Tx = never> implements DedupeStore {
     retainMs: number,
     object: { key: string; version: string },
   ): Promise<boolean> {
-    const retain = duration('retainMs', retainMs);
-    const what = `completion of ${key.slice(0, 80)}`;
-    const carried = [storedKey(key), token, retain, storedKey(object.key), object.version];
-    const done = await this.#bounded(
-      this.#ordered(this.#run('completeCarried', this.#order.completeCarried, carried)),
-      what,
-    );
-    if (done.length === 1) return true;
-    const values = [storedKey(object.key), object.version, token, retain, storedKey(key)];
-    const rows = await this.#bounded(
-      this.#ordered(this.#run('completeWithOrder', this.#order.completeWithOrder, values)),
-      what,
-    );
-    const row = rows[0] as { ok?: unknown } | undefined;
-    if (rows.length !== 1 || typeof row?.ok !== 'boolean') throw this.#badReply('completeWithOrder', rows);
-    return row.ok;
+    return orders.completeWithOrder(this.#ctx, key, token, retainMs, object);
   }
 
   async completeOrder(key: string, version: string, token: string, retainMs: number): Promise<boolean> {
-    return this.#completeOrderOn(this.#run, { key, version, token }, duration('retainMs', retainMs));
+    return orders.completeOrder(this.#ctx, key, version, token, retainMs);
   }
 
   async releaseOrder(key: string, token: string): Promise<boolean> {
-    const work = this.#ordered(this.#run('releaseOrder', this.#order.releaseOrder, [storedKey(key), token]));
-    return this.#flag(work, 'releaseOrder', key);
+    return orders.releaseOrder(this.#ctx, key, token);
   }
 
   async renewOrder(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
-    return this.#flag(
-      this.#ordered(this.#run('renewOrder', this.#order.renewOrder, values)),
-      'renewOrder',
-      key,
-    );
-  }
-
-  async #completeOrderOn(run: Run, order: OrderClaim, retainMs: number): Promise<boolean> {
-    const values = [storedKey(order.key), order.version, order.token, retainMs];
-    const rows = await this.#bounded(
-      this.#ordered(run('completeOrder', this.#order.completeOrder, values)),
-      `order completion of ${order.key.slice(0, 80)}`,
-    );
-    const row = rows[0] as { ok?: unknown; n?: unknown } | undefined;
-    if (rows.length !== 1 || typeof row?.ok !== 'boolean') throw this.#badReply('completeOrder', rows);
-    return row.ok;
-  }
-
-  /** A missing order table (a database migrated before `order` existed) says what to run. */
-  #ordered<T>(work: Promise<T>): Promise<T> {
-    return work.catch((error: unknown) => {
-      const code = (error as { code?: unknown } | null)?.code;
-      // 42P01: no order table; 42703: no object_key column (both added since the first migration).
-      if (code !== '42P01' && code !== '42703') throw error;
-      throw new PostgresStoreError(
-        'ERR_SMS_POSTGRES_NO_TABLE',
-        `the order table ${this.table}_order or the object_key column of ${this.table} does not exist (the receiver's \`order\` option needs them): call await store.migrate() at start-up, or run migrationSql() again with your migrations.`,
-      );
-    });
+    return orders.renewOrder(this.#ctx, key, token, leaseMs);
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
-    const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
-    return this.#flag(this.#run('renew', this.#sql.renew, values), 'renew', key);
+    return claims.renew(this.#ctx, key, token, leaseMs);
   }
 
   /**
@@ -458,40 +170,12 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * handler's transaction reads as completed: it is done for good.
    */
   async inspect(key: string): Promise<StoredEvent | undefined> {
-    const what = `inspect of ${key.slice(0, 80)}`;
-    const rows = await this.#bounded(this.#run('inspect', this.#sql.inspect, [storedKey(key)]), what);
-    const row = rows[0] as { state?: unknown; expires_ms?: unknown } | undefined;
-    if (row === undefined) return undefined;
-    const expiresAt = Number(row.expires_ms);
-    if (typeof row.state !== 'string' || !STATES.has(row.state) || !Number.isFinite(expiresAt)) {
-      throw this.#badReply('inspect', rows);
-    }
-    return { state: row.state === 'in-flight' ? 'in-flight' : 'completed', expiresAt };
+    return inspect(this.#ctx, key);
   }
 
   /** `inspect` of many keys in one statement, answers in the order given (see DedupeStore.inspectMany). */
   async inspectMany(keys: readonly string[]): Promise<Array<StoredEvent | undefined>> {
-    if (keys.length === 0) return [];
-    const stored = keys.map(storedKey);
-    const what = `inspect of ${keys.length} keys`;
-    const rows = await this.#bounded(
-      this.#run('inspectMany', this.#sql.inspectMany, [JSON.stringify(stored)]),
-      what,
-    );
-    const found = new Map<string, StoredEvent>();
-    for (const row of rows as Array<{ key?: unknown; state?: unknown; expires_ms?: unknown }>) {
-      const expiresAt = Number(row.expires_ms);
-      if (
-        typeof row.key !== 'string' ||
-        typeof row.state !== 'string' ||
-        !STATES.has(row.state) ||
-        !Number.isFinite(expiresAt)
-      ) {
-        throw this.#badReply('inspectMany', rows);
-      }
-      found.set(row.key, { state: row.state === 'in-flight' ? 'in-flight' : 'completed', expiresAt });
-    }
-    return stored.map((key) => found.get(key));
+    return inspectMany(this.#ctx, keys);
   }
 
   /**
@@ -500,45 +184,12 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * Rejects with ERR_SMS_POSTGRES_NO_TABLE on a database migrated before that table existed.
    */
   async keepDelivery(key: string, delivery: KeptDelivery, retainMs: number): Promise<void> {
-    // JSON.stringify writes NUL and lone surrogates as escapes, so the text column takes any body.
-    const values = [storedKey(key), JSON.stringify(delivery), duration('retainMs', retainMs)];
-    const rows = await this.#bounded(
-      this.#keptTable(this.#run('keepDelivery', this.#kept.keep, values)),
-      `keepDelivery of ${key.slice(0, 80)}`,
-    );
-    if (rows.length !== 1) throw this.#badReply('keepDelivery', rows);
+    return keepDelivery(this.#ctx, key, delivery, retainMs);
   }
 
   /** What `keepDelivery` kept for the event id `key`, while its retention lasts (see DedupeStore.keptDelivery). */
   async keptDelivery(key: string): Promise<KeptDelivery | undefined> {
-    const rows = await this.#bounded(
-      this.#keptTable(this.#run('keptDelivery', this.#kept.kept, [storedKey(key)])),
-      `keptDelivery of ${key.slice(0, 80)}`,
-    );
-    if (rows.length === 0) return undefined;
-    const text = (rows[0] as { delivery?: unknown }).delivery;
-    let parsed: unknown;
-    try {
-      parsed = typeof text === 'string' ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    if (rows.length !== 1 || !isKeptDelivery(parsed)) throw this.#badReply('keptDelivery', rows);
-    // Every field present, undefined ones too (JSON drops them): the record reads back as it was given.
-    const { eventId, eventType, attempt, receivedAt, tenant, bytes, body } = parsed;
-    return { eventId, eventType, attempt, receivedAt, tenant, bytes, body };
-  }
-
-  /** A missing kept table (a database migrated before `keepDeliveries` existed) says what to run. */
-  #keptTable<T>(work: Promise<T>): Promise<T> {
-    return work.catch((error: unknown) => {
-      if ((error as { code?: unknown } | null)?.code !== '42P01') throw error;
-      throw new PostgresStoreError(
-        'ERR_SMS_POSTGRES_NO_TABLE',
-        `the table ${this.table}_kept does not exist (the receiver's \`keepDeliveries\` option needs it): call await store.migrate() at start-up, or run migrationSql() again with your migrations (it adds it).`,
-        { cause: error },
-      );
-    });
+    return keptDelivery(this.#ctx, key);
   }
 
   /**
@@ -550,47 +201,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * plain transaction. `fn` gets a pg `PoolClient` or a postgres.js transaction `sql`.
    */
   async transaction<R>(ctx: ClaimContext, fn: (tx: Tx) => R | Promise<R>): Promise<R> {
-    if (typeof fn !== 'function') fail('transaction(ctx, fn) needs a function.');
-    const claim = ctx?.claim;
-    if (this.#postgresJs !== undefined) {
-      return (await this.#postgresJs.begin(async (tx) => {
-        const result = await fn(tx);
-        if (claim) await this.#commit(runIn(tx, this.#prepare), claim, ctx.order);
-        return result;
-      })) as R;
-    }
-    if (this.#pool === undefined) {
-      fail(
-        'transaction() needs the store to hold a pg pool or a postgres.js sql; with { query }, open the ' +
-          'transaction yourself and call await store.completeIn(ctx, tx) as its last statement.',
-      );
-    }
-    const client = (await this.#pool.connect()) as unknown as PgTransactionClient;
-    let broken: Error | undefined;
-    // A checked-out pg client emits 'error' when its connection drops (a database restart); unheard,
-    // that crashes the process. The query in progress rejects as well, so noting it is enough.
-    const onError = (error: Error) => {
-      broken = error;
-    };
-    client.on?.('error', onError);
-    try {
-      await client.query({ text: 'BEGIN' });
-      const result = await fn(client as unknown as Tx);
-      if (claim) await this.#commit(runIn(client, this.#prepare), claim, ctx.order);
-      await client.query({ text: 'COMMIT' });
-      return result;
-    } catch (error) {
-      try {
-        await client.query({ text: 'ROLLBACK' });
-      } catch (e) {
-        // The connection is gone or unusable: the pool must not hand it out again.
-        broken = e instanceof Error ? e : new Error(String(e));
-      }
-      throw error;
-    } finally {
-      client.off?.('error', onError);
-      client.release(broken);
-    }
+    return transaction(this.#ctx, ctx, fn);
   }
 
   /**
@@ -601,10 +212,7 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * claim: let that error roll the transaction back. Does nothing without `ctx.claim`.
    */
   async completeIn(ctx: ClaimContext, tx: unknown): Promise<void> {
-    const claim = ctx?.claim;
-    refuseNonTransactional(tx);
-    const run = runIn(tx, this.#prepare);
-    if (claim) await this.#commit(run, claim, ctx?.order);
+    return completeIn(this.#ctx, ctx, tx);
   }
 
   /**
@@ -613,109 +221,11 @@ export class PostgresStore<Tx = never> implements DedupeStore {
    * that off (`sweepIntervalMs: 0`).
    */
   async sweep(limit = this.sweepBatch): Promise<number> {
-    const rows = await this.#bounded(this.#run('sweep', this.#sql.sweep, [limit]), 'sweep');
-    const n = rows[0]?.n;
-    if (typeof n !== 'number') throw this.#badReply('sweep', rows);
-    // The order and kept tables exist once migrated by a version that has them; a database without
-    // them has nothing there.
-    let more = 0;
-    for (const [name, text] of [
-      ['sweepOrder', this.#order.sweepOrder],
-      ['sweepKept', this.#kept.sweepKept],
-    ] as const) {
-      const swept = await this.#bounded(
-        this.#run(name, text, [limit]).catch((error: unknown) => {
-          if ((error as { code?: unknown } | null)?.code === '42P01') return [{ n: 0 }];
-          throw error;
-        }),
-        'sweep',
-      );
-      const m = swept[0]?.n;
-      more += typeof m === 'number' ? m : 0;
-    }
-    return n + more;
+    return sweep(this.#ctx, limit);
   }
 
   /** Stops the automatic sweep and waits for one in progress. Leaves the client open: it is yours. */
   async shutdown(): Promise<void> {
-    this.#closed = true;
-    await this.#sweeping;
-  }
-
-  /** In the handler's transaction: the object's version first (`order`), then the event's record. */
-  async #commit(run: Run, claim: { key: string; token: string }, order?: OrderClaim): Promise<void> {
-    if (order !== undefined) await this.#completeOrderOn(run, order, this.retainMs);
-    const rows = await run('commit', this.#sql.commit, [storedKey(claim.key), claim.token, this.retainMs]);
-    if (rows.length !== 1) {
-      throw new PostgresStoreError(
-        'ERR_SMS_POSTGRES_CLAIM_LOST',
-        `this delivery no longer holds the claim on ${claim.key.slice(0, 80)} (its lease ran out and another ` +
-          'delivery took it over, or another transaction of this delivery completed it already); the ' +
-          'transaction is rolled back. Keep handlers shorter than leaseMs, and use one transaction per event.',
-      );
-    }
-  }
-
-  /**
-   * One batch at a time, at most every sweepIntervalMs, started by a claim but never awaited by it.
-   * A full batch means more are waiting: the next claim starts the next batch.
-   */
-  #maybeSweep(): void {
-    if (this.sweepIntervalMs === 0 || this.#closed || this.#sweeping !== undefined) return;
-    const now = Date.now();
-    if (now < this.#nextSweep) return;
-    this.#nextSweep = now + this.sweepIntervalMs;
-    this.#sweeping = this.sweep().then(
-      (n) => {
-        if (n >= this.sweepBatch) this.#nextSweep = 0;
-      },
-      () => {},
-    );
-    this.#sweeping.finally(() => {
-      this.#sweeping = undefined;
-    });
-  }
-
-  /**
-   * The receiver answered 503 for a claim that timed out, so nobody will process under that token. The
-   * statement may still reach the database (a pool hands it a connection once one frees up): when its
-   * late answer says `claimed`, give the key back at once rather than have redeliveries answered 409
-   * until the lease runs out (the event's, and its object's when `object` was claimed with it).
-   */
-  #undoLateClaim(work: Promise<{ result?: unknown }[]>, key: string, token: string): void {
-    work.then(
-      (rows) => {
-        // With `order`, the event's row holds its object too: freeing it frees both.
-        if (rows[0]?.result === 'claimed') this.release(key, token).catch(() => {});
-      },
-      () => {},
-    );
-  }
-
-  async #flag(work: Promise<unknown[]>, what: string, key: string): Promise<boolean> {
-    const rows = await this.#bounded(work, `${what} of ${key.slice(0, 80)}`);
-    if (rows.length > 1) throw this.#badReply(what, rows);
-    return rows.length === 1;
-  }
-
-  #badReply(what: string, rows: unknown): PostgresStoreError {
-    return new PostgresStoreError(
-      'ERR_SMS_POSTGRES_REPLY',
-      `unexpected answer to the ${what} statement: ${JSON.stringify(rows)?.slice(0, 100)}.`,
-    );
-  }
-
-  #bounded<T>(work: Promise<T>, what: string): Promise<T> {
-    const ms = this.statementTimeoutMs;
-    // The statement may still run later; its late answer is dropped (a late claim is given back, see claim).
-    return withTimeout(
-      work,
-      ms,
-      () =>
-        new PostgresStoreError(
-          'ERR_SMS_POSTGRES_TIMEOUT',
-          `${what} got no answer from PostgreSQL within ${ms} ms (statementTimeoutMs).`,
-        ),
-    );
+    await this.#sweeper.shutdown();
   }
 }
