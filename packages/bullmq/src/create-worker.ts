@@ -5,8 +5,10 @@ import { type ConnectionOptions, DelayedError, type Job, Worker, type WorkerOpti
 import { isFinalFailure, reportedError, toJobError } from './final-failure.js';
 import { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 
+/** A BullMQ job as {@link createWorker} runs it: its data is {@link WebhookJobData}. */
 export type WebhookJob = Job<WebhookJobData, unknown, string>;
 
+/** Where {@link createWorker} consumes from, how many jobs it runs at once, and where it completes the claims. */
 export interface CreateWorkerOptions {
   /** BullMQ connection: ioredis options, an ioredis instance or a connection URL object. */
   connection: ConnectionOptions;

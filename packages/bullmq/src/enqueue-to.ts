@@ -4,6 +4,7 @@ import type { BackoffOptions, JobsOptions, KeepJobs, Queue } from 'bullmq';
 import { toJobData, type WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
 
+/** How {@link enqueueTo} adds each event's job: its retries, how long the hand-off may take, what is kept. */
 export interface EnqueueOptions {
   /** Runs per event before it lands in the failed set. Default 8. */
   attempts?: number;
@@ -19,8 +20,6 @@ export interface EnqueueOptions {
   jobOptions?: Omit<JobsOptions, 'jobId'>;
 }
 
-type AnyQueue = Pick<Queue, 'add'>;
-
 const OWNER = { owner: '@sms-webhooks/bullmq', integer: true } as const;
 
 /**
@@ -28,7 +27,7 @@ const OWNER = { owner: '@sms-webhooks/bullmq', integer: true } as const;
  * `createReceiver({ secret, store, dispatch: enqueueTo(queue) })`. The receiver answers 200 only once
  * Redis has the job, and 503 (the service retries) when the add fails or times out.
  */
-export function enqueueTo(queue: AnyQueue, options: EnqueueOptions = {}): Dispatch {
+export function enqueueTo(queue: Pick<Queue, 'add'>, options: EnqueueOptions = {}): Dispatch {
   if (typeof queue?.add !== 'function') {
     throw optionError(OWNER.owner, 'enqueueTo(queue) needs a BullMQ Queue.');
   }

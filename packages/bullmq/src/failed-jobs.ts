@@ -6,17 +6,23 @@ import type { WebhookJobData } from './job-data.js';
 import { jobIdFor } from './job-id.js';
 
 /** One event whose job failed for good and sits in BullMQ's failed set. */
+/** One event whose job failed for good, as {@link listFailed} and {@link findFailed} report it. */
 export interface FailedEvent {
+  /** The event's id (`evt_…`). */
   eventId: string;
+  /** The event's type. */
   type: string;
+  /** The BullMQ job's id ({@link jobIdFor} of the event id). */
   jobId: string;
   /** Runs made (`job.attemptsMade`). */
   attempts: number;
+  /** When the last run failed (`job.finishedOn`), when BullMQ recorded it. */
   failedAt: Date | undefined;
   /** `job.failedReason`: the last error's message. */
   error: string | undefined;
 }
 
+/** What {@link replayFailed} needs: the store where it claims the event again. */
 export interface ReplayOptions {
   /** The receiver's dedupe store: the replay claims the event there, so it runs once. Required. */
   store: DedupeStore;
@@ -30,11 +36,15 @@ export interface ReplayOptions {
  * event's claim right now; nothing changes, try again once its lease has run out.
  */
 export interface ReplayResult {
+  /** The event asked for. */
   eventId: string;
+  /** Its job. */
   jobId: string;
+  /** See above. */
   status: 'replayed' | 'completed' | 'in-flight';
 }
 
+/** Why {@link replayFailed} threw a {@link ReplayError}. */
 export type ReplayErrorCode =
   /** No job for that event id in the queue. */
   | 'ERR_SMS_BULLMQ_NO_JOB'
@@ -43,7 +53,9 @@ export type ReplayErrorCode =
 
 /** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
 export class ReplayError extends Error {
+  /** Always `ReplayError`. */
   override readonly name = 'ReplayError';
+  /** What went wrong; see {@link ReplayErrorCode}. */
   readonly code: ReplayErrorCode;
 
   constructor(code: ReplayErrorCode, message: string) {
@@ -51,8 +63,6 @@ export class ReplayError extends Error {
     this.code = code;
   }
 }
-
-type FailedQueue = Pick<Queue<WebhookJobData>, 'getFailed'>;
 
 function toFailedEvent(job: Job<WebhookJobData>): FailedEvent {
   const event = job.data?.event;
@@ -68,7 +78,7 @@ function toFailedEvent(job: Job<WebhookJobData>): FailedEvent {
 
 /** The events in the queue's failed set, newest first (BullMQ keeps them while `removeOnFail` allows). */
 export async function listFailed(
-  queue: FailedQueue,
+  queue: Pick<Queue<WebhookJobData>, 'getFailed'>,
   options: { limit?: number } = {},
 ): Promise<FailedEvent[]> {
   const limit = options.limit ?? 100;

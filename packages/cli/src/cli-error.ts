@@ -1,3 +1,4 @@
+/** What a {@link CliError} carries besides its message. */
 export interface CliErrorOptions {
   /** Stable code for `--json` output; default `invalid_input`. */
   code?: string;
@@ -9,8 +10,11 @@ export interface CliErrorOptions {
 
 /** An error the user can fix: printed as `error: <message>` without a stack (or as JSON with `--json`). */
 export class CliError extends Error {
+  /** Stable, for scripts reading `--json` output (`invalid_input` unless given). */
   readonly code: string;
+  /** The HTTP status the error is about, when there is one. */
   readonly status: number | undefined;
+  /** The process's exit code: 1 unless given (2 for a usage mistake). */
   readonly exitCode: number;
 
   constructor(message: string, options: CliErrorOptions = {}) {

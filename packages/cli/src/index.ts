@@ -1,4 +1,4 @@
-export { CliError } from './cli-error.js';
+export { CliError, type CliErrorOptions } from './cli-error.js';
 export type { CliIo } from './io.js';
-export { createProgram, VERSION } from './program.js';
+export { createProgram, type ProgramOptions, VERSION } from './program.js';
 export { run } from './run.js';

@@ -2,13 +2,17 @@ import { readFile } from 'node:fs/promises';
 
 /** Everything the CLI touches outside itself, so tests can run it in-process. */
 export interface CliIo {
+  /** Writes command output (`process.stdout.write` by default). */
   stdout(text: string): void;
+  /** Writes diagnostics and errors (`process.stderr.write` by default). */
   stderr(text: string): void;
+  /** Where `SMS_API_KEY`, `SMS_API_BASE_URL` and the webhook secret are read from (`process.env`). */
   env: Record<string, string | undefined>;
   /** Ends long-running commands (`emulator`); default SIGINT / SIGTERM. */
   signal?: AbortSignal;
   /** Reads standard input to the end; used by `sign` when no payload is given. */
   readStdin?(): Promise<string>;
+  /** Reads a file as UTF-8 (`sign --file`); default `fs.readFile`. */
   readFile?(path: string): Promise<string>;
 }
 

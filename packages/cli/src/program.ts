@@ -11,13 +11,20 @@ import { registerWebhooks } from './commands/webhooks.js';
 import type { CliIo } from './io.js';
 import { redactUrls } from './redact.js';
 
+/** The CLI's version, as `sms-webhooks --version` prints it. */
 export const VERSION = '0.1.0';
 
+/** How {@link createProgram} reports errors. */
 export interface ProgramOptions {
   /** `--json` was given: commander prints nothing on stderr, `run` prints the error as JSON instead. */
   json?: boolean;
 }
 
+/**
+ * The `sms-webhooks` command line as a commander `Command`, every command wired to `io` instead of the
+ * process: `createProgram(io).parseAsync(argv, { from: 'user' })` runs one in-process (as the tests do).
+ * A mistake the user can fix rejects with a {@link CliError}.
+ */
 export function createProgram(io: CliIo, options: ProgramOptions = {}): Command {
   const json = options.json ?? false;
   const program = new Command('sms-webhooks')

@@ -1,5 +1,6 @@
 import { describeValue, numberOption, optionError } from './option-checks.js';
 
+/** What {@link createClient} needs: the API key and the service's address; the rest has defaults. */
 export interface ClientOptions {
   /** `sk_live_…` or `sk_test_…`. Sent only to the token exchange, never with other requests. */
   apiKey: string;

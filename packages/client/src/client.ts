@@ -4,10 +4,21 @@ import { type FieldError, ServiceApiError } from './service-api-error.js';
 import type { TokenResponse, WebhookDeliveryList, WebhookIn, WebhookList, WebhookOut } from './types.js';
 import { validateWebhookId, validateWebhookIn } from './validate-input.js';
 
+/**
+ * The service's webhook API, from {@link createClient}. Every method exchanges or refreshes the token as
+ * needed, waits out a 429 up to `maxRetries` times, and rejects with a {@link ServiceApiError}.
+ */
 export interface Client {
+  /**
+   * Registers a webhook. The input is checked first (a 422 `validation_error` with `sent: false`, no
+   * request made); the answer carries the signing `secret`, which no later call returns.
+   */
   createWebhook(input: WebhookIn): Promise<WebhookOut>;
+  /** The workspace's webhooks, without their secrets. */
   listWebhooks(): Promise<WebhookList>;
+  /** Deletes a webhook; rejects with code `not_found` (404) for an unknown id. */
   deleteWebhook(webhookId: string): Promise<void>;
+  /** A webhook's recent deliveries and their attempts; see `deliveryOutcome` to read each one. */
   listDeliveries(webhookId: string): Promise<WebhookDeliveryList>;
   /** Triggers one `webhook.test` event; resolves with the 202 body (its shape is not in the spec). */
   testWebhook(webhookId: string): Promise<unknown>;

@@ -1,5 +1,8 @@
+/** One refused field of a 422 `validation_error`, from the service or the client's own check. */
 export interface FieldError {
+  /** The input's field: `url`, `events`, `description`. */
   field: string;
+  /** What is wrong with it, e.g. `must be at most 500 characters`. */
   message: string;
 }
 
@@ -9,8 +12,14 @@ export interface FieldError {
  * `validation_error`, like the service's own answer, with `sent: false`.
  */
 export class ServiceApiError extends Error {
+  /** The HTTP status, or 0 when no response came back. */
   readonly status: number;
+  /**
+   * Stable: the service's `error.code`, else one from the status (`unauthorized`, `not_found`,
+   * `validation_error`, `rate_limited`, `http_error`), or `network_error`, `timeout`, `invalid_response`.
+   */
   readonly code: string;
+  /** The refused fields of a 422, when the answer lists them. */
   readonly details: FieldError[] | undefined;
   /** Seconds, from `Retry-After` on a 429 the client gave up waiting for. */
   readonly retryAfter: number | undefined;

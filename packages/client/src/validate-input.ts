@@ -1,7 +1,9 @@
 import { type FieldError, ServiceApiError } from './service-api-error.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookIn } from './types.js';
 
+/** The spec's limit on a webhook URL, in characters (code points). */
 export const MAX_URL_LENGTH = 500;
+/** The spec's limit on a webhook description, in characters (code points). */
 export const MAX_DESCRIPTION_LENGTH = 200;
 
 const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES);

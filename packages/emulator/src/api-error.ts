@@ -10,24 +10,32 @@ export type ApiErrorCode =
   | 'origin_not_allowed'
   | 'unsupported_media_type';
 
+/** One refused field in a 422 `validation_error`'s `details`. */
 export interface FieldError {
+  /** The request body's field, e.g. `url`. */
   field: string;
+  /** What is wrong with it. */
   message: string;
 }
 
 /** Thrown inside route handlers; the server turns it into `{"error":{"code","message","details"?}}`. */
 export class ApiError extends Error {
   constructor(
+    /** The HTTP status to answer with. */
     readonly status: number,
+    /** The body's `error.code`. */
     readonly code: ApiErrorCode,
     message: string,
+    /** The refused fields of a 422. */
     readonly details?: FieldError[],
+    /** Extra response headers, e.g. `Retry-After` on a 429. */
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ApiError';
   }
 
+  /** The JSON body the server answers with: `{"error":{"code","message","details"?}}`. */
   toBody(): { error: { code: ApiErrorCode; message: string; details?: FieldError[] } } {
     return {
       error: {

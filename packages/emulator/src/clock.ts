@@ -10,6 +10,7 @@ export interface EmulatorClock {
   now(): number;
   /** Calls `fn` once after `ms` (a timer that does not keep the process alive); returns its cancel. */
   setTimer(fn: () => void, ms: number): () => void;
+  /** Given each delivery attempt's promise, so a virtual clock can wait for it before firing the next timer. */
   track?(work: Promise<unknown>): void;
 }
 

@@ -12,9 +12,14 @@ import { type DeliveryHistory, type EmittedEvent, EmulatorState, type SimulatedS
 import type { WebhookDelivery, WebhookOut } from './types.js';
 import { isLoopbackHost } from './validate-webhook.js';
 
+/**
+ * A running (or ready to run) emulator of the SMS service, from {@link createEmulator}: the service's HTTP
+ * API for a client, plus methods that make it send signed events to the registered webhooks.
+ */
 export interface Emulator {
   /** Base URL, e.g. `http://127.0.0.1:4010`; throws before `listen()`. */
   readonly url: string;
+  /** The underlying `node:http` server, e.g. to mount it on a test harness. */
   readonly server: Server;
   /** Starts listening (options.port / options.host unless given) and resolves with the base URL. */
   listen(port?: number, host?: string): Promise<string>;
@@ -42,6 +47,7 @@ export interface Emulator {
   waitForIdle(timeoutMs?: number): Promise<void>;
   /** Every live webhook, secrets included (this is the emulator's own view). */
   webhooks(): WebhookOut[];
+  /** The webhook's delivery records, as `GET /v1/webhooks/{id}/deliveries` answers them. */
   deliveries(webhookId: string): WebhookDelivery[];
   /** Number of tokens issued so far, for tests of token caching. */
   readonly tokensIssued: number;

@@ -24,6 +24,7 @@ export function buildEvent<T extends EventType>(
   } as WebhookEvent<T>;
 }
 
+/** How `emulator.simulateSend()` plays one send: who receives it, who fails, who replies. */
 export interface SimulateSendOptions {
   /** Recipient numbers in international format; default `recipients` generated numbers. */
   to?: string[];

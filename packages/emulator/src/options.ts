@@ -2,12 +2,15 @@ import { optionError, positiveOption } from '@sms-webhooks/internal';
 import { type EmulatorClock, systemClock } from './clock.js';
 
 export type { EmulatorClock };
+/** The emulator's fixed-window rate limit; past it a request gets a 429 with `Retry-After`. */
 export interface RateLimitOptions {
   /** Requests allowed per window, per credential (API key on the token route, workspace elsewhere). */
   limit: number;
+  /** The window's length in ms. */
   windowMs: number;
 }
 
+/** Options of `createEmulator`: every one has a default, so `createEmulator()` runs as is. */
 export interface EmulatorOptions {
   /** Default 0: a free port. */
   port?: number;
@@ -54,15 +57,23 @@ export interface EmulatorOptions {
   webhookSecretApiKeys?: readonly string[];
 }
 
+/** One delivery attempt, as `onAttempt` receives it once the attempt has its outcome. */
 export interface AttemptReport {
+  /** The webhook attempted. */
   webhookId: string;
+  /** Its URL. */
   url: string;
+  /** The event's id. */
   eventId: string;
+  /** The event's type. */
   eventType: string;
+  /** 1 for the first attempt, up to {@link MAX_ATTEMPTS}. */
   attempt: number;
   /** HTTP status the receiver answered with; null when there was no response. */
   statusCode: number | null;
+  /** Why the attempt failed (`HTTP 500`, a time-out, a refused connection), or null when it delivered. */
   error: string | null;
+  /** True when the receiver answered 2xx. */
   delivered: boolean;
   /** The first 200 characters of the receiver's answer ('' when there was none). */
   responseBody: string;
@@ -80,7 +91,9 @@ export interface AttemptReport {
 
 /** The spec's waits between attempts: 1 min, 5 min, 30 min, 2 h, 12 h (6 attempts in total). */
 export const RETRY_WAITS_MS = [60_000, 300_000, 1_800_000, 7_200_000, 43_200_000] as const;
+/** Attempts per delivery, the first included: 6. */
 export const MAX_ATTEMPTS = RETRY_WAITS_MS.length + 1;
+/** The spec's token lifetime: 48 hours, in seconds. */
 export const TOKEN_TTL_SECONDS = 172_800;
 
 export interface ResolvedEmulatorOptions {

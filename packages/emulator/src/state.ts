@@ -7,9 +7,13 @@ import { RateLimiter } from './rate-limiter.js';
 import type { WebhookDelivery } from './types.js';
 import { type WebhookEntry, WebhookRegistry } from './webhook-registry.js';
 
+/** One event `emit` or `simulateSend` sent, and to which webhooks. */
 export interface EmittedEvent {
+  /** The event's id (`evt_…`), for `redeliver`. */
   id: string;
+  /** The event's type. */
   type: EventType;
+  /** The workspace whose webhooks received it. */
   workspace_id: string;
   /** Ids of the webhooks it was sent to. */
   webhooks: string[];
@@ -25,9 +29,13 @@ export interface DeliveryHistory {
   nextAttemptAt: number | null;
 }
 
+/** What `simulateSend` played: the send, each message's outcome, and every event it sent. */
 export interface SimulatedSend {
+  /** The send's id, as the events' `sms_id`. */
   sms_id: string;
+  /** One per recipient: its message id, number, outcome and reply (null when none). */
   messages: { id: string; to: string; outcome: 'delivered' | 'failed'; reply: string | null }[];
+  /** Every event sent, in order (`message.sent` … `sms.completed`). */
   events: EmittedEvent[];
 }
 

@@ -1,7 +1,9 @@
 import { type EventType, isKnownEventType } from '@sms-webhooks/core';
 import { type FieldError, validationError } from './api-error.js';
 
+/** The spec's limit on a webhook URL, in characters; a longer one is a 422. */
 export const MAX_URL_LENGTH = 500;
+/** The spec's limit on a webhook description, in characters; a longer one is a 422. */
 export const MAX_DESCRIPTION_LENGTH = 200;
 
 export interface WebhookInput {
@@ -19,6 +21,10 @@ export function characters(text: string): number {
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]', '::1']);
 
+/**
+ * True for `localhost`, `127.x.x.x` and `::1`/`[::1]`. The emulator allows `http://` webhook URLs only on these
+ * hosts, and when bound to one it answers only requests whose `Host` is one (against DNS rebinding).
+ */
 export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }

@@ -16,13 +16,18 @@ import {
  */
 export type WebhookRequest = Readable &
   Pick<IncomingMessage, 'method' | 'headers'> & {
+    /** What a body parser left, when one ran first: only `express.raw()`'s bytes can be verified. */
     body?: unknown;
+    /** The raw bytes a platform kept after parsing (Google Cloud Functions, Firebase). */
     rawBody?: unknown;
     /** The route's parameters (`/webhooks/sms/:tenant`), handed to the receiver for a `secret` function. */
     params?: Record<string, string | string[] | undefined>;
+    /** The URL as requested (`req.url` inside a router lacks the mount path): a `secret` function sees its path. */
     originalUrl?: string;
   };
+/** Express's `next`: called only when the request is not the webhook's (another method or path). */
 export type WebhookNext = (error?: unknown) => void;
+/** The middleware {@link webhookMiddleware} returns: mount it on the webhook's `POST` route. */
 export type WebhookRequestHandler = (req: WebhookRequest, res: ServerResponse, next: WebhookNext) => void;
 
 /** A class rather than an object of closures: one is made per request. */

@@ -2,6 +2,7 @@ import type { Receiver } from '@sms-webhooks/core';
 import { checkReceiver, drainTimeoutOption } from '@sms-webhooks/core/adapter';
 import { optionError } from '@sms-webhooks/internal';
 
+/** `app.register(webhookPlugin, options)`: the receiver and its route. Checked at register time. */
 export interface WebhookPluginOptions {
   /** From `createReceiver()`: handlers, secret, store and body limit all live there. */
   receiver: Receiver;

@@ -5,19 +5,29 @@ import { optionError } from '@sms-webhooks/internal';
 
 /** The part of Koa's context the middleware uses; Koa 2 and 3 (and @koa/router's context) all fit. */
 export interface WebhookContext {
+  /** Node's request: the body is read from it unless a body parser kept `request.rawBody`. */
   req: IncomingMessage;
+  /** Node's response, written directly only when core takes the answer over. */
   res: ServerResponse;
+  /** Set to false when core writes the answer on `res` itself. */
   respond?: boolean;
+  /** `@koa/bodyparser`'s kept raw body (`enableRawChecking`), when it ran first. */
   request: { rawBody?: unknown };
+  /** Compared with the `path` option, when one is given. */
   path: string;
   /** @koa/router's route parameters (`/webhooks/sms/:tenant`), for a receiver's `secret` function. */
   params?: Record<string, string | undefined>;
+  /** The URL as requested (`req.url` inside a router lacks the mount path): a `secret` function sees its path. */
   originalUrl?: string;
+  /** Set to the receiver's answer's status. */
   status: number;
+  /** Set to the receiver's answer's body. */
   body: unknown;
+  /** Sets the receiver's answer's headers. */
   set(field: Record<string, string>): void;
 }
 
+/** Options of the Koa {@link webhookMiddleware}. */
 export interface WebhookMiddlewareOptions {
   /** Only for `app.use()` without a router: the path to answer on; other paths go to `next()`. */
   path?: string;
@@ -51,6 +61,7 @@ class KoaExchange implements NodeExchange {
   }
 }
 
+/** The Koa middleware {@link webhookMiddleware} returns. */
 export type WebhookKoaMiddleware = (ctx: WebhookContext, next: () => Promise<unknown>) => Promise<void>;
 
 /**

@@ -7,8 +7,9 @@ import { toRequest } from './to-request.js';
 import { toResult } from './to-result.js';
 
 const NAME = '@sms-webhooks/lambda';
-const ACKNOWLEDGED = 'handlers-may-never-finish';
+const ACKNOWLEDGED: NonNullable<LambdaHandlerOptions['answerBeforeHandlers']> = 'handlers-may-never-finish';
 
+/** Options of {@link lambdaHandler}. */
 export interface LambdaHandlerOptions {
   /**
    * Lambda freezes the process once the handler returns, so by default the answer waits for the handlers
@@ -16,9 +17,13 @@ export interface LambdaHandlerOptions {
    * return the 200 first: the handlers then run in a process frozen right after, finish during a later
    * invocation of the same instance, or never (the service will not redeliver an event it got a 2xx for).
    */
-  answerBeforeHandlers?: typeof ACKNOWLEDGED;
+  answerBeforeHandlers?: 'handlers-may-never-finish';
 }
 
+/**
+ * The handler {@link lambdaHandler} returns: export it as the function's handler. It answers in the shape
+ * the event's source expects (API Gateway v1 or v2, a Function URL, an ALB) and never rejects.
+ */
 export type LambdaWebhookHandler = (event: LambdaHttpEvent, context?: Context) => Promise<LambdaHttpResult>;
 
 /**

@@ -1,5 +1,6 @@
 export type {
   SmsWebhooksModuleAsyncOptions,
+  SmsWebhooksModuleBase,
   SmsWebhooksModuleExtras,
   SmsWebhooksModuleForRootOptions,
   SmsWebhooksModuleOptions,

@@ -1,10 +1,15 @@
-import { ConfigurableModuleBuilder } from '@nestjs/common';
+import {
+  type ConfigurableModuleAsyncOptions,
+  ConfigurableModuleBuilder,
+  type ConfigurableModuleCls,
+} from '@nestjs/common';
 import type { ReceiverOptions } from '@sms-webhooks/core';
 import { drainTimeoutOption } from '@sms-webhooks/core/adapter';
 import { optionError } from '@sms-webhooks/internal';
 
 const OWNER = '@sms-webhooks/nestjs';
 
+/** `SmsWebhooksModule.forRoot`'s options: the receiver's (`ReceiverOptions` of `@sms-webhooks/core`) and the route's. */
 export interface SmsWebhooksModuleOptions extends ReceiverOptions {
   /**
    * The route the service POSTs to, e.g. '/webhooks/sms'. Mounted on the HTTP platform ahead of Nest's
@@ -15,17 +20,13 @@ export interface SmsWebhooksModuleOptions extends ReceiverOptions {
   drainTimeoutMs?: number;
 }
 
+/** Options of the module itself, next to the receiver's in `forRoot` and `forRootAsync`. */
 export interface SmsWebhooksModuleExtras {
   /** Make the receiver injectable in every module without importing this one. Default false. */
   isGlobal?: boolean;
 }
 
-export const {
-  ConfigurableModuleClass,
-  MODULE_OPTIONS_TOKEN: SMS_WEBHOOKS_MODULE_OPTIONS,
-  OPTIONS_TYPE,
-  ASYNC_OPTIONS_TYPE,
-} = new ConfigurableModuleBuilder<SmsWebhooksModuleOptions>({ moduleName: 'SmsWebhooks' })
+const built = new ConfigurableModuleBuilder<SmsWebhooksModuleOptions>({ moduleName: 'SmsWebhooks' })
   .setClassMethodName('forRoot')
   .setExtras<SmsWebhooksModuleExtras>({ isGlobal: false }, (definition, { isGlobal }) => ({
     ...definition,
@@ -33,10 +34,26 @@ export const {
   }))
   .build();
 
+/**
+ * The base class of `SmsWebhooksModule`, made by Nest's `ConfigurableModuleBuilder`: its static
+ * `forRoot(options)` and `forRootAsync(options)` return the module's definition.
+ */
+export const SmsWebhooksModuleBase: ConfigurableModuleCls<
+  SmsWebhooksModuleOptions,
+  'forRoot',
+  'create',
+  SmsWebhooksModuleExtras
+> = built.ConfigurableModuleClass;
+export const SMS_WEBHOOKS_MODULE_OPTIONS = built.MODULE_OPTIONS_TOKEN;
+
 /** `forRoot(options)`: the receiver's options, `path`, `drainTimeoutMs` and `isGlobal`. */
-export type SmsWebhooksModuleForRootOptions = typeof OPTIONS_TYPE;
+export type SmsWebhooksModuleForRootOptions = SmsWebhooksModuleOptions & Partial<SmsWebhooksModuleExtras>;
 /** `forRootAsync({ imports, inject, useFactory })` (or `useClass` / `useExisting` with a `create()` method). */
-export type SmsWebhooksModuleAsyncOptions = typeof ASYNC_OPTIONS_TYPE;
+export type SmsWebhooksModuleAsyncOptions = ConfigurableModuleAsyncOptions<
+  SmsWebhooksModuleOptions,
+  'create'
+> &
+  Partial<SmsWebhooksModuleExtras>;
 
 function fail(message: string): never {
   throw optionError(OWNER, message);

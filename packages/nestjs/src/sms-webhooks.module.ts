@@ -3,8 +3,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { createReceiver, type Receiver } from '@sms-webhooks/core';
 import { SmsWebhookHandlerExplorer } from './handler-explorer.js';
 import {
-  ConfigurableModuleClass,
   SMS_WEBHOOKS_MODULE_OPTIONS,
+  SmsWebhooksModuleBase,
   SPLIT_OPTIONS,
   type SplitOptions,
   splitOptions,
@@ -57,4 +57,4 @@ const receiverProvider: FactoryProvider<Receiver> = {
   providers: [splitOptionsProvider, receiverProvider, SmsWebhookRoute, SmsWebhookHandlerExplorer],
   exports: [SMS_WEBHOOK_RECEIVER],
 })
-export class SmsWebhooksModule extends ConfigurableModuleClass {}
+export class SmsWebhooksModule extends SmsWebhooksModuleBase {}

@@ -15,6 +15,7 @@ import { OpsError, optionMistake, positiveMs } from './errors.js';
  */
 export type AuditCategory = 'missed' | 'retrying' | 'unfinished' | 'fine';
 
+/** The categories, in the order a report counts them. */
 export const AUDIT_CATEGORIES: readonly AuditCategory[] = ['missed', 'retrying', 'unfinished', 'fine'];
 
 /**
@@ -22,18 +23,27 @@ export const AUDIT_CATEGORIES: readonly AuditCategory[] = ['missed', 'retrying',
  * `failedFinder` of /rabbitmq).
  */
 export interface FailedJobInfo {
+  /** Attempts the queue made. */
   attempts: number;
+  /** The last attempt's error message. */
   error: string | undefined;
+  /** When the job was moved to the failed set. */
   failedAt: Date | undefined;
 }
 
+/** One event the service's delivery records name, joined with what the store holds for it. */
 export interface AuditedEvent {
+  /** The event's id (`evt_…`). */
   eventId: string;
+  /** The event's type. */
   eventType: string;
+  /** What the audit makes of it; see {@link AuditCategory}. */
   category: AuditCategory;
   /** The highest attempt number among the event's delivery records. */
   attempts: number;
+  /** The app's answer to the latest attempt, or null when none answered. */
   lastStatusCode: number | null;
+  /** Why the latest attempt failed, as the service records it, or null. */
   lastError: string | null;
   /** ISO time of the next attempt while `retrying`, else null. */
   nextAttemptAt: string | null;
@@ -53,6 +63,7 @@ export interface AuditedEvent {
   replay?: 'kept' | 'too-large' | 'not-kept';
 }
 
+/** What {@link auditWebhook} found: counts per category, each event, and how far to trust it. */
 export interface AuditReport {
   /** The first of `webhookIds`. */
   webhookId: string;
@@ -66,6 +77,7 @@ export interface AuditReport {
    * store records may have expired, and `tests` the `webhook.test` deliveries of the test operation.
    */
   window: { from: string | null; to: string | null; records: number; leftOut: number; tests: number };
+  /** Events per category. */
   counts: Record<AuditCategory, number>;
   /** Worst first: missed, unfinished, retrying, fine; oldest first within each. */
   events: AuditedEvent[];
@@ -81,7 +93,9 @@ export interface AuditReport {
   warnings: string[];
 }
 
+/** What {@link auditWebhook} compares: the service's delivery records for the webhook, and the receiver's store. */
 export interface AuditOptions {
+  /** A client of @sms-webhooks/client (`createClient`); only `listDeliveries` is called. */
   client: Pick<Client, 'listDeliveries'>;
   /**
    * The webhook's `wh_…` id, or the ids of every webhook delivering to the app (during a rotation, the

@@ -2,15 +2,19 @@ import { optionMistake } from './errors.js';
 
 /** What `receiver.handledTypes()` answers: the types with a handler of their own, and whether `onAny` is set. */
 export interface HandledTypes {
+  /** Event types with a handler registered by name. */
   types: readonly string[];
+  /** True when an `onAny` handler takes every type. */
   any: boolean;
 }
 
+/** What {@link checkCoverage} found: event types one side has and the other does not. */
 export interface CoverageReport {
   /** A handler exists but the webhook does not subscribe: those events never arrive. */
   notSubscribed: string[];
   /** The webhook subscribes but nothing handles them: they are answered 200 and dropped. */
   notHandled: string[];
+  /** Both lists are empty. */
   ok: boolean;
 }
 

@@ -3,8 +3,11 @@ import { optionMistake } from './errors.js';
 
 /** A webhook as the code declares it; the service has no update, so this is what create sends. */
 export interface WebhookDeclaration {
+  /** The app's webhook URL; a webhook is found by it. */
   url: string;
+  /** The event types to subscribe to, at least one. */
   events: readonly WebhookEventType[];
+  /** A note for people; default none. */
   description?: string;
 }
 

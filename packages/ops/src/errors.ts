@@ -1,5 +1,6 @@
 import { optionError } from '@sms-webhooks/internal';
 
+/** The stable `code` of an {@link OpsError}: what went wrong, whatever the message says. */
 export type OpsErrorCode =
   /** An option is missing or wrong; thrown before any request. */
   | 'ERR_SMS_OPS_OPTIONS'
@@ -16,7 +17,9 @@ export type OpsErrorCode =
 
 /** Every failure of this package; match on `code` (the ESM and CJS builds have a class each). Never holds a secret. */
 export class OpsError extends Error {
+  /** Always `OpsError`. */
   override readonly name = 'OpsError';
+  /** What went wrong; see {@link OpsErrorCode}. */
   readonly code: OpsErrorCode;
 
   constructor(code: OpsErrorCode, message: string) {

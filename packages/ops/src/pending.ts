@@ -2,11 +2,15 @@ import { type Client, deliveryOutcome, type WebhookDelivery } from '@sms-webhook
 
 /** An event the old webhook still owes the app: an attempt scheduled or under way, and no copy elsewhere. */
 export interface PendingDelivery {
+  /** The event's id. */
   eventId: string;
+  /** The event's type. */
   eventType: string;
+  /** Attempts the service has made. */
   attempts: number;
   /** ISO time of the service's next attempt; null while one is under way. */
   nextAttemptAt: string | null;
+  /** The app's answer to the latest attempt, or null when none answered. */
   lastStatusCode: number | null;
 }
 

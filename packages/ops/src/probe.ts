@@ -7,8 +7,11 @@ import type { Clock } from './wait.js';
  * firewall): the caller goes by the service's own test deliveries instead.
  */
 export interface ProbeResult {
+  /** See above. */
   outcome: 'accepted' | 'refused' | 'unreachable';
+  /** The app's HTTP status, or null when it did not answer. */
   statusCode: number | null;
+  /** Why it is not `accepted`, or null. */
   error: string | null;
 }
 

@@ -15,9 +15,13 @@ import { OpsError, optionMistake, positiveMs } from './errors.js';
  */
 export type ReplayOutcome = 'replayed' | 'already-finished' | 'in-flight' | 'not-kept' | 'failed';
 
+/** One event's result from {@link replayEvents}. */
 export interface ReplayedEvent {
+  /** The event's id, as asked for. */
   eventId: string;
+  /** Its type, from the kept body; null when nothing was kept. */
   eventType: string | null;
+  /** What happened; see {@link ReplayOutcome}. */
   outcome: ReplayOutcome;
   /**
    * With `not-kept`: `too-large` (over `keepDeliveries.maxBytes`: only its record was kept), or
@@ -29,9 +33,11 @@ export interface ReplayedEvent {
   error?: string;
   /** The attempt the kept body came with, and when it arrived (ISO). */
   attempt?: number | undefined;
+  /** When the kept body arrived (ISO). */
   receivedAt?: string;
 }
 
+/** What {@link replayEvents} runs again, and through which receiver and store. */
 export interface ReplayOptions {
   /** The receiver's dedupe store, where `keepDeliveries` kept the bodies. */
   store: DedupeStore;
@@ -49,6 +55,7 @@ export interface ReplayOptions {
   retainMs?: number;
   /** Each event's result as it comes. */
   onEvent?(result: ReplayedEvent): void;
+  /** Where the handlers' failures and the lease's problems are logged, as the receiver's `logger`. Default `console`. */
   logger?: Logger;
 }
 

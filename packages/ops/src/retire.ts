@@ -3,6 +3,7 @@ import { optionMistake, positiveMs } from './errors.js';
 import { type PendingDelivery, pendingOnlyOn } from './pending.js';
 import { type Clock, clockOption, sleep } from './wait.js';
 
+/** Which webhook {@link retireWebhook} deletes, and how long it waits for what that webhook still owes. */
 export interface RetireOptions {
   /** The webhook to delete once it owes the app nothing (`wh_…`). */
   webhookId: string;
@@ -14,11 +15,15 @@ export interface RetireOptions {
   pollMs?: number;
   /** What it still waits for, after each check that found something. */
   onWaiting?(pending: PendingDelivery[]): void;
+  /** Where the waits take their time; a `VirtualClock` in tests. Default the system clock. */
   clock?: Clock;
+  /** Aborts the waits: the call rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 
+/** What {@link retireWebhook} did. */
 export interface RetireResult {
+  /** The webhook asked about. */
   webhookId: string;
   /** True once the webhook is deleted; false when `waitingFor` still held it at the end of the wait. */
   deleted: boolean;

@@ -12,6 +12,7 @@ import { retireWebhook } from './retire.js';
 import { type SmokeTestResult, smokeTest } from './smoke-test.js';
 import { type Clock, clockOption, sleep } from './wait.js';
 
+/** Which webhook {@link rotateWebhook} replaces, how the new secret reaches the app, and how long it waits. */
 export interface RotateOptions {
   /** The webhook to replace (`wh_…`). */
   webhookId: string;
@@ -48,12 +49,17 @@ export interface RotateOptions {
   drainTimeoutMs?: number;
   /** What the old webhook still owes, after each check that found something. */
   onWaiting?(pending: PendingDelivery[]): void;
+  /** Where the waits take their time; a `VirtualClock` in tests. Default the system clock. */
   clock?: Clock;
+  /** Aborts the waits: the call rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 
+/** What {@link rotateWebhook} did, once the app accepted the new secret. */
 export interface RotateResult {
+  /** The webhook replaced. */
   old: PublicWebhook;
+  /** The new webhook (its secret went to `handOver` only). */
   replacement: PublicWebhook;
   /** The smoke test the app answered 2xx. */
   accepted: SmokeTestResult;
@@ -68,6 +74,7 @@ export interface RotateResult {
    * (`sms-webhooks webhooks retire`) once those attempts are over.
    */
   oldDeleted: boolean;
+  /** What the old webhook still owes when it was kept (empty once deleted). */
   waitingFor: PendingDelivery[];
 }
 

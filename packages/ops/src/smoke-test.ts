@@ -7,19 +7,27 @@ import { type Clock, clockOption, sleep } from './wait.js';
  * answered (null and a reason when no answer was recorded before `timeoutMs`).
  */
 export interface SmokeTestResult {
+  /** The app answered 2xx. */
   ok: boolean;
+  /** The webhook tested. */
   webhookId: string;
+  /** The test event's id, or null when the service's answer named none. */
   eventId: string | null;
+  /** The app's HTTP status, or null when no answer was recorded. */
   statusCode: number | null;
+  /** Why it is not `ok`, or null. */
   error: string | null;
 }
 
+/** How long {@link smokeTest} waits for the app's answer. */
 export interface SmokeTestOptions {
   /** How long to wait for the delivery's first answer. Default 60 s. */
   timeoutMs?: number;
   /** Between two reads of the deliveries list. Default 1 s. */
   pollMs?: number;
+  /** Where the waits take their time; a `VirtualClock` in tests. Default the system clock. */
   clock?: Clock;
+  /** Aborts the waits: the call rejects with the signal's reason. */
   signal?: AbortSignal;
 }
 

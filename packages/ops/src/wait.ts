@@ -5,7 +5,9 @@ import { optionMistake } from './errors.js';
  * `@sms-webhooks/core/testing` is one (tests move it on); the default keeps the process alive.
  */
 export interface Clock {
+  /** Milliseconds since the epoch. */
   now(): number;
+  /** Calls `fn` once after `ms`; returns a function that cancels it. */
   setTimer(fn: () => void, ms: number): () => void;
 }
 

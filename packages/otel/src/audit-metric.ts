@@ -3,7 +3,9 @@ import { ATTR, METRIC } from './attributes.js';
 
 /** What `recordAudit` reads of an audit report (`auditWebhook` of @sms-webhooks/ops). */
 export interface AuditCounts {
+  /** The audited webhook. */
   webhookId: string;
+  /** Events per audit category. */
   counts: Readonly<Record<string, number>>;
 }
 

@@ -8,8 +8,10 @@ import { runQueued } from './queued-run.js';
 import { recordRefusal } from './refusal-span.js';
 import { sdkPresence } from './sdk-presence.js';
 
+/** The instrumentation scope (tracer and meter name) of every span and metric: the package's name. */
 export const INSTRUMENTATION_SCOPE = '@sms-webhooks/otel';
 
+/** Where {@link otelInstrumentation} records, and how much. Every option has a default. */
 export interface OtelInstrumentationOptions {
   /** Default the global one (`trace.getTracerProvider()`), which follows an SDK registered later too. */
   tracerProvider?: TracerProvider;

@@ -8,22 +8,35 @@ import type { SqlExecutor } from './transaction-db.js';
 
 /** A job as the worker and its `onError` hook see it: the fields pg-boss 10 and 12 both give. */
 export interface WebhookJob {
+  /** The job's id (a UUID). */
   id: string;
+  /** The queue's name. */
   name: string;
+  /** What the hand-off stored: the event and its claim. */
   data: WebhookJobData;
   /** The run's time limit, in seconds. */
   expireInSeconds: number;
+  /** pg-boss's priority (higher runs first). */
   priority: number;
+  /** pg-boss's job state; `active` while a worker runs it. */
   state: 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+  /** Retries allowed after the first run (`attempts` minus one). */
   retryLimit: number;
   /** Retries made before this run: 0 on the first. */
   retryCount: number;
+  /** Seconds before the first retry. */
   retryDelay: number;
+  /** True when each retry waits twice as long as the one before. */
   retryBackoff: boolean;
+  /** When the job may run (later for a retry). */
   startAfter: Date;
+  /** When this run started. */
   startedOn: Date;
+  /** pg-boss's singleton key, when one was set. */
   singletonKey: string | null;
+  /** When the hand-off created the job. */
   createdOn: Date;
+  /** When the job completed or failed for good, else null. */
   completedOn: Date | null;
 }
 
@@ -33,20 +46,25 @@ interface JobState {
 
 /** What `enqueueTo` and `replayFailed` use: sending a job, and looking one up. */
 export interface PgBossSender {
+  /** Creates a job; resolves with its id. */
   send(name: string, data: object, options: object): Promise<string | null>;
   /** pg-boss 10; deprecated in 12, where `findJobs` is used. */
-  getJobById(name: string, id: string, options?: { db?: SqlExecutor }): Promise<JobState | null>;
+  getJobById(name: string, id: string, options?: { db?: SqlExecutor }): Promise<{ state: string } | null>;
+  /** The queue's settings, or null when it does not exist. */
   getQueue(name: string): Promise<unknown>;
 }
 
 /** What `createWorker` uses: `work` and `offWork`, whose signatures differ between the majors. */
 export interface PgBossWorkers {
+  /** Starts a worker on a queue; resolves with its id. */
   work(...args: never[]): Promise<string>;
+  /** Stops a worker, by id or queue name. */
   offWork(...args: never[]): Promise<unknown>;
 }
 
 /** What `listFailed` and `findFailed` use: pg-boss's own connection, to read its job table. */
 export interface PgBossDb {
+  /** pg-boss's database connection (`executeSql`). */
   getDb(): SqlExecutor;
 }
 

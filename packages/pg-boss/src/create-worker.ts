@@ -9,6 +9,7 @@ import { storableError } from './storable-error.js';
 
 export type { WebhookJob };
 
+/** Which queue {@link createWorker} works, how many jobs it runs at once, and where it completes the claims. */
 export interface CreateWorkerOptions {
   /** The queue, as given to `enqueueTo`. Default 'sms-webhooks'. */
   queue?: string;
@@ -52,6 +53,7 @@ export interface CreateWorkerOptions {
 
 /** What `createWorker` resolves with: the pg-boss worker ids, and `close()` for shutdown. */
 export interface WebhookWorker {
+  /** The pg-boss worker ids, one per `concurrency`. */
   readonly ids: readonly string[];
   /** Stops fetching, then waits for the jobs running here and their failure reports. */
   close(): Promise<void>;

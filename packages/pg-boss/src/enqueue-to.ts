@@ -9,6 +9,7 @@ import { positiveInteger, wholeNumber } from './option-checks.js';
 import { checkStore, type HandOffStore } from './store.js';
 import { transactionDb } from './transaction-db.js';
 
+/** How {@link enqueueTo} creates each event's job, in one transaction with its claim. */
 export interface EnqueueOptions {
   /** The receiver's PostgresStore (`{ pool }` or `{ sql }`), on the database pg-boss uses. Required. */
   store: HandOffStore;

@@ -1,3 +1,4 @@
+/** The stable `code` of a {@link PgBossHandOffError}. */
 export type PgBossHandOffErrorCode =
   /** Bad options; the message says how to fix them. */
   | 'ERR_SMS_PGBOSS_OPTIONS'
@@ -15,7 +16,9 @@ export type PgBossHandOffErrorCode =
 
 /** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
 export class PgBossHandOffError extends Error {
+  /** Always `PgBossHandOffError`. */
   override readonly name = 'PgBossHandOffError';
+  /** What went wrong; see {@link PgBossHandOffErrorCode}. */
   readonly code: PgBossHandOffErrorCode;
 
   constructor(code: PgBossHandOffErrorCode, message: string) {

@@ -10,6 +10,7 @@ import { positiveInteger } from './option-checks.js';
 import { checkStore, type HandOffStore } from './store.js';
 import { transactionDb } from './transaction-db.js';
 
+/** Where {@link listFailed} and {@link findFailed} look: the queue and pg-boss's schema. */
 export interface FailedJobsOptions {
   /** Default 'sms-webhooks'. */
   queue?: string;
@@ -19,11 +20,15 @@ export interface FailedJobsOptions {
 
 /** One event whose job failed for good. */
 export interface FailedEvent {
+  /** The event's id (`evt_…`). */
   eventId: string;
+  /** The event's type. */
   type: string;
+  /** The pg-boss job's id. */
   jobId: string;
   /** Runs made, the last one included. */
   attempts: number;
+  /** When the last run failed. */
   failedAt: Date;
   /** The last error's message, as pg-boss stored it. */
   error: string | undefined;
@@ -34,6 +39,7 @@ export interface FailedEvent {
   archived: boolean;
 }
 
+/** What {@link replayFailed} needs: the queue, and the store where it claims the event again. */
 export interface ReplayOptions extends FailedJobsOptions {
   /** The receiver's PostgresStore (`{ pool }` or `{ sql }`). Required. */
   store: HandOffStore;
@@ -43,8 +49,11 @@ export interface ReplayOptions extends FailedJobsOptions {
 
 /** `replayed`: a new job runs the event once. `completed`: the dedupe record says it is done; nothing runs. */
 export interface ReplayResult {
+  /** The event asked for. */
   eventId: string;
+  /** The job's id: {@link jobIdFor} of the event id, the same before and after the replay. */
   jobId: string;
+  /** See above. */
   status: 'replayed' | 'completed';
 }
 

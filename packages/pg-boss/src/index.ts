@@ -19,4 +19,6 @@ export {
 } from './failed-jobs.js';
 export { DEFAULT_QUEUE_NAME, type WebhookJobData } from './job-data.js';
 export { jobIdFor } from './job-id.js';
+export type { PgBossCompleter } from './ordered-completion.js';
 export type { HandOffStore } from './store.js';
+export type { SqlExecutor } from './transaction-db.js';

@@ -10,6 +10,7 @@ export const DEFAULT_QUEUE_NAME = 'sms-webhooks';
  * holds text PostgreSQL's jsonb refuses is kept as `eventJson` instead (see below).
  */
 export interface WebhookJobData {
+  /** The verified event, as the receiver's handlers would get it. */
   event: AnyWebhookEvent;
   /**
    * The event as JSON text, stored instead of `event` when the event holds a NUL (`\u0000`) or half of a
@@ -21,6 +22,7 @@ export interface WebhookJobData {
   attempt?: number;
   /** ISO time the receiver accepted the delivery. */
   receivedAt: string;
+  /** The dedupe claim the receiver handed over with the event: the worker completes it, or releases it on the last failure. */
   claim?: DispatchClaim;
   /** The delivery's trace context (W3C traceparent) when the receiver is instrumented: the job's span links to it. */
   traceContext?: Readonly<Record<string, string>>;

@@ -13,6 +13,7 @@ class NotActive extends Error {}
 
 /** pg-boss's `complete`; both majors take (name, id, data, { db }), with types that do not fit each other. */
 export interface PgBossCompleter {
+  /** Completes a job; called with `{ db }` so the completion joins the order's transaction. */
   complete(...args: never[]): Promise<unknown>;
 }
 

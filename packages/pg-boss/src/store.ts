@@ -5,7 +5,9 @@ import { PgBossHandOffError } from './errors.js';
  * `{ sql }` (postgres.js): a transaction on its client, and where and how it keeps the dedupe records.
  */
 export interface HandOffStore {
+  /** The store's table (schema-qualified when given so), where the claims live. */
   readonly table: string;
+  /** The store key of an event id, as the receiver claims it. */
   keyFor(id: string): string;
   /**
    * Runs `fn` in a transaction and, in it, completes `ctx.claim` (and advances `ctx.order`'s version):

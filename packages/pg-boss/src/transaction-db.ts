@@ -2,6 +2,7 @@ import { PgBossHandOffError } from './errors.js';
 
 /** What pg-boss runs its statements through (`{ db }` on send): `executeSql(text, values)` → `{ rows }`. */
 export interface SqlExecutor {
+  /** Runs one statement with `$n` parameters in the transaction; resolves with its rows. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 

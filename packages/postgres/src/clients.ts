@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PostgresStoreError } from './errors.js';
 
+/** One row of a statement's result, by column name. */
 export type Row = Record<string, unknown>;
 
 /**
@@ -11,12 +12,15 @@ export type QueryFunction = (text: string, values: unknown[]) => Promise<unknown
 
 /** What the store needs of a `pg` client or pool: `query({ text, values, name })`. */
 export interface PgQueryable {
+  /** Runs one statement (named, so pg prepares it once per connection); resolves with its rows. */
   query(config: { text: string; values?: unknown[]; name?: string }): Promise<{ rows: unknown[] }>;
 }
 
 /** A `pg.Pool` (or anything shaped like one, such as @neondatabase/serverless's Pool). */
 export interface PgPoolLike<Client> extends PgQueryable {
+  /** Checks a client out for a transaction; the store releases it. */
   connect(): Promise<Client>;
+  /** The callback form, for pools that have only it. */
   connect(
     callback: (err: Error | undefined, client: Client | undefined, done: (release?: unknown) => void) => void,
   ): void;
@@ -24,13 +28,17 @@ export interface PgPoolLike<Client> extends PgQueryable {
 
 /** What the store needs of a postgres.js `sql` (or of a transaction's `sql`). */
 export interface PostgresJsQueryable {
+  /** Runs one statement with `$n` parameters; resolves with its rows. */
   unsafe(text: string, values?: never[], options?: { prepare?: boolean }): PromiseLike<unknown>;
+  /** The instance's options: `prepare: false` (behind PgBouncer) is followed by the store's statements. */
   readonly options?: { prepare?: boolean };
 }
 
 /** A postgres.js `postgres()` instance. */
 export interface PostgresJsLike<Tx> extends PostgresJsQueryable {
+  /** Runs `cb` in a transaction, committed when it resolves. */
   begin<R>(cb: (sql: Tx) => R | Promise<R>): Promise<unknown>;
+  /** The same, with the transaction's options (`'isolation level serializable'`). */
   begin<R>(options: string, cb: (sql: Tx) => R | Promise<R>): Promise<unknown>;
 }
 

@@ -1,3 +1,4 @@
+/** The stable `code` of a {@link PostgresStoreError}. */
 export type PostgresStoreErrorCode =
   /** Bad constructor options or a call the store cannot serve; the message says how to fix it. */
   | 'ERR_SMS_POSTGRES_OPTIONS'
@@ -16,7 +17,9 @@ export type PostgresStoreErrorCode =
 
 /** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
 export class PostgresStoreError extends Error {
+  /** Always `PostgresStoreError`. */
   override readonly name = 'PostgresStoreError';
+  /** What went wrong; see {@link PostgresStoreErrorCode}. */
   readonly code: PostgresStoreErrorCode;
 
   constructor(code: PostgresStoreErrorCode, message: string, options?: { cause?: unknown }) {

@@ -8,7 +8,7 @@ export type {
 } from './clients.js';
 export { PostgresStoreError, type PostgresStoreErrorCode } from './errors.js';
 export { MAX_RAW_KEY_BYTES, storedKey } from './event-key.js';
-export { migrate } from './migrate.js';
+export { type MigrateOptions, migrate } from './migrate.js';
 export {
   type ClaimContext,
   DEFAULT_RETAIN_MS,

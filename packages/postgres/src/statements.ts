@@ -2,6 +2,7 @@ import { keptMigrationSql, keptTable } from './kept-statements.js';
 import { orderMigrationSql, orderTable } from './order-statements.js';
 import { checkTable, quotedTable } from './table-name.js';
 
+/** The dedupe table's name when `table` is not given. */
 export const DEFAULT_TABLE = 'sms_webhook_events';
 
 /** An index of the table, in the table's schema (an index name takes no schema), quoted. */

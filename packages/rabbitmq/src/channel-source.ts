@@ -9,6 +9,7 @@ import { OWNER } from './topology.js';
  * a channel that closes is not reopened: answers are 503 from then on.
  */
 export type AmqpConnection = ChannelModel | RecoveringChannelModel;
+/** What {@link enqueueTo} publishes through: a connection (it opens and reopens its own confirm channel), or a confirm channel. */
 export type AmqpSource = AmqpConnection | ConfirmChannel;
 
 export function isConfirmChannel(source: unknown): source is ConfirmChannel {

@@ -12,9 +12,11 @@ import { assertRetryQueue, assertTopology, OWNER, type TopologyOptions, topology
 
 /** One message as the worker sees it: its data, the runs made before this one, and the AMQP message. */
 export interface WebhookMessage {
+  /** The message's body: the event and its claim. */
   data: WebhookMessageData;
   /** Runs that failed before this one (0 on the first). */
   runs: number;
+  /** The AMQP message as amqplib consumed it (headers, properties). */
   message: ConsumeMessage;
 }
 

@@ -1,3 +1,4 @@
+/** The stable `code` of a {@link RabbitHandOffError}. */
 export type RabbitHandOffErrorCode =
   /** The broker nacked the message (it could not store it): the receiver answered 503. */
   | 'ERR_SMS_RABBITMQ_NACKED'
@@ -12,7 +13,9 @@ export type RabbitHandOffErrorCode =
 
 /** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
 export class RabbitHandOffError extends Error {
+  /** Always `RabbitHandOffError`. */
   override readonly name = 'RabbitHandOffError';
+  /** What went wrong; see {@link RabbitHandOffErrorCode}. */
   readonly code: RabbitHandOffErrorCode;
 
   constructor(code: RabbitHandOffErrorCode, message: string, options?: { cause?: unknown }) {

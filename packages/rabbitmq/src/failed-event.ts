@@ -6,11 +6,15 @@ import { OWNER, type Topology } from './topology.js';
 
 /** One event that failed for good and sits in the failed queue. */
 export interface FailedEvent {
+  /** The event's id (`evt_…`). */
   eventId: string;
+  /** The event's type. */
   type: string;
+  /** The AMQP message id ({@link messageIdFor} of the event id). */
   messageId: string;
   /** Runs made, the last one included (a message dead-lettered by RabbitMQ itself: its deliveries). */
   attempts: number;
+  /** When it was dead-lettered, when the message says. */
   failedAt: Date | undefined;
   /** The last error's message, or why RabbitMQ dead-lettered it (`delivery_limit`, `rejected` …). */
   error: string | undefined;

@@ -10,8 +10,10 @@ import { messageIdFor, publishConfirmed } from './publish.js';
 import { OWNER, type TopologyOptions, topology } from './topology.js';
 
 export type { FailedEvent };
+/** Where {@link listFailed}, {@link findFailed} and {@link replayFailed} look: the same topology options the worker was given. */
 export type FailedQueueOptions = TopologyOptions;
 
+/** What {@link replayFailed} needs: the topology, and the store where it claims the event again. */
 export interface ReplayOptions extends FailedQueueOptions {
   /** The receiver's dedupe store: the replay claims the event there, so it runs once. Required. */
   store: DedupeStore;
@@ -25,8 +27,11 @@ export interface ReplayOptions extends FailedQueueOptions {
  * claim right now; nothing changes. The message stays in the failed queue unless replayed.
  */
 export interface ReplayResult {
+  /** The event asked for. */
   eventId: string;
+  /** Its message's id. */
   messageId: string;
+  /** See above. */
   status: 'replayed' | 'completed' | 'in-flight';
 }
 

@@ -3,11 +3,13 @@ import type { DispatchClaim, DispatchedEvent } from '@sms-webhooks/core/queue';
 
 /** What one message holds: the verified event, its delivery context and the dedupe claim to complete. */
 export interface WebhookMessageData {
+  /** The verified event, as the receiver's handlers would get it. */
   event: AnyWebhookEvent;
   /** The service's delivery-attempt header (1…6), not the worker's run count. */
   attempt?: number;
   /** ISO time the receiver accepted the delivery. */
   receivedAt: string;
+  /** The dedupe claim the receiver handed over with the event: the worker completes it, or releases it on the last failure. */
   claim?: DispatchClaim;
   /** The delivery's trace context (W3C traceparent) when the receiver is instrumented. */
   traceContext?: Readonly<Record<string, string>>;

@@ -1,3 +1,4 @@
+/** The stable `code` of a {@link RedisStoreError}. */
 export type RedisStoreErrorCode =
   /**
    * Bad constructor options, or a lease or retention that is not a positive number of ms; the message
@@ -11,7 +12,9 @@ export type RedisStoreErrorCode =
 
 /** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
 export class RedisStoreError extends Error {
+  /** Always `RedisStoreError`. */
   override readonly name = 'RedisStoreError';
+  /** What went wrong; see {@link RedisStoreErrorCode}. */
   readonly code: RedisStoreErrorCode;
 
   constructor(code: RedisStoreErrorCode, message: string, options?: { cause?: unknown }) {

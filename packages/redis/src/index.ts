@@ -4,6 +4,7 @@ export {
   DEFAULT_PREFIX,
   RedisStore,
   type RedisStoreClientOptions,
+  type RedisStoreCommonOptions,
   type RedisStoreOptions,
   type RedisStoreSendCommandOptions,
 } from './redis-store.js';

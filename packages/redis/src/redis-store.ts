@@ -36,10 +36,13 @@ import {
   type SendCommand,
 } from './send-command.js';
 
+/** The key prefix when none is given. */
 export const DEFAULT_PREFIX = 'sms-webhooks:';
+/** How long one Redis command may take, when `commandTimeoutMs` is not given. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 
-interface CommonOptions {
+/** The options every {@link RedisStoreOptions} form shares. */
+export interface RedisStoreCommonOptions {
   /** Prepended to every key. Default 'sms-webhooks:'. Give each app its own when they share a Redis. */
   prefix?: string;
   /**
@@ -50,21 +53,27 @@ interface CommonOptions {
   commandTimeoutMs?: number;
 }
 
-export interface RedisStoreClientOptions extends CommonOptions {
+/** A {@link RedisStore} on a client object: ioredis or node-redis, named by `clientType`. */
+export interface RedisStoreClientOptions extends RedisStoreCommonOptions {
   /** An ioredis `Redis`/`Cluster`, a node-redis v4/v5 client or cluster. Never closed by the store. */
   client: unknown;
   /** Which of those `client` is. Required: the store does not guess from the object's shape. */
   clientType: ClientType;
+  /** Not with `client`. */
   sendCommand?: never;
 }
 
-export interface RedisStoreSendCommandOptions extends CommonOptions {
+/** A {@link RedisStore} on one function that sends a command, for a client the store has no `clientType` for. */
+export interface RedisStoreSendCommandOptions extends RedisStoreCommonOptions {
   /** `(...args) => redis.call(...args)` (ioredis) or `(...args) => client.sendCommand(args)` (node-redis). */
   sendCommand: SendCommand;
+  /** Not with `sendCommand`. */
   client?: never;
+  /** Not with `sendCommand`. */
   clientType?: never;
 }
 
+/** `new RedisStore(options)`: a `client` with its `clientType`, or a `sendCommand` function. */
 export type RedisStoreOptions = RedisStoreClientOptions | RedisStoreSendCommandOptions;
 
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
@@ -125,7 +134,9 @@ function timeoutOption(name: string, value: unknown): number {
  */
 export class RedisStore implements DedupeStore {
   readonly localKeys = false;
+  /** The prefix before every key, as given or {@link DEFAULT_PREFIX}. */
   readonly prefix: string;
+  /** How long one store operation may take before it rejects with `ERR_SMS_REDIS_TIMEOUT`. */
   readonly commandTimeoutMs: number;
   readonly #send: KeyedSendCommand;
   /** Whether `claimWithOrder` is one script (false on a cluster, or once Redis answered CROSSSLOT). */

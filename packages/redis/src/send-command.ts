@@ -11,16 +11,19 @@ export type ClientType = 'ioredis' | 'node-redis' | 'node-redis-cluster';
 
 /** ioredis `Redis` or `Cluster`: both route `call('EVALSHA', sha, 1, key, …)` by its key. */
 export interface IoredisLike {
+  /** Sends one command with its arguments. */
   call(command: string, ...args: string[]): Promise<unknown>;
 }
 
 /** node-redis v4/v5 `createClient()`. */
 export interface NodeRedisLike {
+  /** Sends one command, given as its words. */
   sendCommand(args: string[]): Promise<unknown>;
 }
 
 /** node-redis v4/v5 `createCluster()`: needs the key to pick the node. */
 export interface NodeRedisClusterLike {
+  /** Sends one command to the node that holds `firstKey`. */
   sendCommand(
     firstKey: string | undefined,
     isReadonly: boolean | undefined,

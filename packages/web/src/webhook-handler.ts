@@ -4,6 +4,7 @@ import { optionError } from '@sms-webhooks/internal';
 
 export type { WaitUntil };
 
+/** Options of {@link webhookHandler}, for the platforms that need them. */
 export interface WebhookHandlerOptions {
   /**
    * Keeps a serverless function alive until the handlers of an accepted event finish ('immediately'
@@ -29,6 +30,10 @@ export type RouteParams = Readonly<Record<string, string | readonly string[] | u
  */
 export type PlatformContext = unknown;
 
+/**
+ * A fetch-style handler, from {@link webhookHandler}: give it the platform's `Request` (and, on Cloudflare,
+ * its `ctx` with `waitUntil`); it resolves with the receiver's answer as a `Response` and never rejects.
+ */
 export type WebHandler = (request: Request, context?: PlatformContext) => Promise<Response>;
 
 function pickWaitUntil(context: PlatformContext, fallback?: WaitUntil): WaitUntil | undefined {

@@ -6,6 +6,7 @@ import { readWebBody } from './read-web-body.js';
 
 export type { WaitUntil };
 
+/** What {@link handleWebRequest} takes besides the request, for the platform and a tenant `secret`. */
 export interface WebRequestOptions {
   /** Given the background handler run of an accepted event ('immediately' mode). */
   waitUntil?: WaitUntil;
@@ -15,6 +16,7 @@ export interface WebRequestOptions {
   url?: string;
 }
 
+/** Logged (once) when the Web entry gets a `Request` whose body was already read. */
 export const BODY_USED_HINT =
   'sms-webhooks: the request body was already read before the webhook handler, so its signature cannot be checked. ' +
   'Pass the untouched Request (in Hono: c.req.raw, without calling c.req.json() or a body validator first).';

@@ -29,6 +29,7 @@ export interface NodeExchange {
   takeOver(): ServerResponse;
 }
 
+/** Who is calling {@link createNodeHandler}: named in its errors and in the hint for a consumed body. */
 export interface NodeHandlerOptions {
   /** The adapter's package name, which starts its errors. */
   name: string;
@@ -36,6 +37,10 @@ export interface NodeHandlerOptions {
   howToFix: string;
 }
 
+/**
+ * Handles one Node request for an adapter: reads the body (or takes the one the framework kept), runs the
+ * receiver, and writes the answer through `exchange`. Never rejects: every failure is an answer.
+ */
 export type NodeHandler = (req: IncomingMessage, exchange: NodeExchange) => Promise<void>;
 
 /**

@@ -10,6 +10,7 @@ export interface Clock {
   setTimer(fn: () => void, ms: number): () => void;
 }
 
+/** The real clock: `Date.now` and unref'd timers. The default wherever a `clock` option is taken. */
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   setTimer(fn: () => void, ms: number): () => void {

@@ -7,9 +7,11 @@ import type { DeliveryObserver } from './instrumentation.js';
 /** A platform's keep-alive for work after the response (Workers' `ctx.waitUntil`, Vercel's `waitUntil`). */
 export type WaitUntil = (promise: Promise<unknown>) => void;
 
+/** What `receiver.handle` takes: one request's raw body and headers, and what the platform adds. */
 export interface IncomingDelivery {
   /** The body exactly as received. Anything else (a parsed object) is answered 500 raw_body_unavailable. */
   rawBody: unknown;
+  /** The request's headers: Node's, a plain record, or a Fetch `Headers`. */
   headers: HeaderSource;
   /**
    * For platforms that freeze after the response (Vercel, Cloudflare): given the background handler run

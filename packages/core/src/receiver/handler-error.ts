@@ -2,8 +2,11 @@ import type { AnyWebhookEvent } from '../verify/event-types.js';
 
 /** Every failure of one event's handlers, collected; `errors` holds each handler's own error. */
 export class WebhookHandlerError extends AggregateError {
+  /** Always `WebhookHandlerError`. */
   override readonly name = 'WebhookHandlerError';
+  /** Always `handler_failed`, the code the receiver answers with. */
   readonly code = 'handler_failed';
+  /** The event whose handlers failed; each failure is in `errors`. */
   readonly event: AnyWebhookEvent;
 
   constructor(errors: unknown[], event: AnyWebhookEvent) {

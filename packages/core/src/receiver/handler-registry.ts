@@ -1,9 +1,11 @@
 import type { AnyWebhookEvent, CheckedWebhookEvent, EventType, WebhookEvent } from '../verify/event-types.js';
 import type { StandardSchemaV1 } from '../verify/standard-schema.js';
 
+/** What a handler gets besides the event: the delivery's attempt, tenant, claim, and its time-out signal. */
 export interface HandlerContext {
   /** From the delivery-attempt header: 1 for the first delivery, up to 6. */
   attempt?: number;
+  /** When the receiver accepted the delivery (in a queue worker: when it was queued). */
   receivedAt: Date;
   /** With `secret` as a function of the request: the tenant the request named. */
   tenant?: string;
@@ -41,6 +43,7 @@ export interface OrderClaim {
   token: string;
 }
 
+/** A handler for events of type `T`, as `receiver.on(type, handler)` takes it; what it returns is awaited. */
 export type WebhookHandler<T extends EventType = EventType> = (
   event: WebhookEvent<T>,
   ctx: HandlerContext,
@@ -53,6 +56,7 @@ export type CheckedWebhookHandler<T extends EventType, S extends StandardSchemaV
   ctx: HandlerContext,
 ) => unknown;
 
+/** A handler for every event, unknown types included, as `receiver.onAny(handler)` takes it. */
 export type AnyWebhookHandler = (event: AnyWebhookEvent, ctx: HandlerContext) => unknown;
 
 /** A handler and the schema its event's `data` must pass before any handler of the event runs. */

@@ -13,6 +13,7 @@ export type TraceContext = Readonly<Record<string, string>>;
 
 /** A queued event a worker is about to run (`receiver.runHandlers` from `@sms-webhooks/bullmq`). */
 export interface QueuedRun {
+  /** The queued event the worker runs. */
   event: AnyWebhookEvent;
   /** What `DeliveryObserver.traceContext` gave when the event was dispatched, carried by the queue. */
   traceContext?: TraceContext;
@@ -34,6 +35,7 @@ export type StoreOperation =
 export interface InstrumentedReceiver {
   /** The dedupe store's class name (`MemoryStore`, `RedisStore`, …), or 'custom'. */
   readonly store: string;
+  /** The receiver's `respond` setting. */
   readonly respond: RespondMode;
 }
 

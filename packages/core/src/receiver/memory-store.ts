@@ -43,6 +43,7 @@ interface Claim {
  */
 export class MemoryStore implements DedupeStore {
   readonly localKeys = true;
+  /** Records kept at most; past it the oldest completed ones go first. */
   readonly maxEntries: number;
   readonly #logger: Logger;
   readonly #now: () => number;

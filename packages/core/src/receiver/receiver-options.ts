@@ -24,6 +24,7 @@ import { DEFAULT_HANDLER_TIMEOUT_MS } from './run-timeouts.js';
 
 export type { RespondMode, StoreErrorMode };
 
+/** What {@link createReceiver} takes: the secret is required, every other option has a default. */
 export interface ReceiverOptions {
   /**
    * The webhook's `whsec_…` secret. Pass several while rotating: a delivery signed with any is accepted

@@ -31,6 +31,10 @@ export type { ErrorHandler } from './error-hooks.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
 export type { InvalidEvent, InvalidEventHandler } from './schema-check.js';
 
+/**
+ * The webhook receiver, from {@link createReceiver}: register handlers with `on`, then give it to an adapter
+ * (`webhookMiddleware`, `webhookPlugin`, `webhookHandler` …) or call `handle` yourself.
+ */
 export interface Receiver {
   /** Resolved settings tools may show and adapters read. */
   readonly options: Readonly<
@@ -39,6 +43,10 @@ export interface Receiver {
       'maxBodyBytes' | 'bodyTimeoutMs' | 'respond' | 'logger' | 'store' | 'retainMs' | 'leaseMs' | 'clock'
     >
   >;
+  /**
+   * Runs `handler` for each verified event of `type` (or of any of the types given). Several handlers of a
+   * type all run; a failure of any makes the delivery fail (500, or a retry) once every one has run.
+   */
   on<T extends EventType>(type: T | readonly T[], handler: WebhookHandler<T>): Receiver;
   /**
    * With a Standard Schema (zod 4, valibot, arktype …): `event.data` is checked after verification, before

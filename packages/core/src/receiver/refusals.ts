@@ -6,10 +6,13 @@ import { SampledLog } from './sampled-log.js';
 
 /** One refused request, as `onRefused` hooks see it: the answer's status and stable code. */
 export interface Refusal {
+  /** The status answered (400, 401, 405, 408, 409, 413, 503 …). */
   status: number;
+  /** The answer's error code, e.g. `signature_mismatch`. */
   code: string;
 }
 
+/** An `onRefused` hook: called for each refused request; what it throws or returns is ignored. */
 export type RefusalHandler = (refusal: Refusal) => unknown;
 
 function codeOf(response: ReceiverResponse): string {

@@ -2,7 +2,9 @@ import { type ResponseErrorCode, STATUS } from '../verify/errors.js';
 
 /** What an adapter writes back: status, headers and a JSON body, ready to send. */
 export interface ReceiverResponse {
+  /** The HTTP status: 200, or the error's (400, 401, 409, 413, 422, 500, 503 …). */
   status: number;
+  /** Headers to set: the content type, and `Retry-After` on a 503. */
   headers: Readonly<Record<string, string>>;
   /** The JSON text to write. */
   body: string;

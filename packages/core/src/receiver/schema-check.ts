@@ -21,12 +21,15 @@ import { type ReceiverResponse, refusal } from './responses.js';
 
 /** A verified event whose `data` failed a handler's schema: what `onInvalid` hooks see of it (no data). */
 export interface InvalidEvent {
+  /** The event's id. */
   id: string;
+  /** The event's type. */
   type: string;
   /** The delivery-attempt header (1 to 6); at 6 the service gives up after this answer. */
   attempt: number | undefined;
 }
 
+/** An `onInvalid` hook: called with each event whose `data` failed a schema, and the schema's issues. */
 export type InvalidEventHandler = (event: InvalidEvent, issues: readonly SchemaIssue[]) => unknown;
 
 /** `on(type, handler)` or `on(type, schema, handler)`: the schema, if any, and the handler, checked. */

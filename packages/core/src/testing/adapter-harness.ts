@@ -3,7 +3,9 @@ import type { TestApi } from './test-api.js';
 
 /** A running app with the adapter mounted; `url` is the full URL of the webhook route. */
 export interface AdapterServer {
+  /** The webhook route's full URL, e.g. `http://127.0.0.1:40123/webhooks/sms`. */
   url: string;
+  /** Stops the server; the contract calls it after each row. */
   close(): Promise<void>;
 }
 
@@ -12,9 +14,11 @@ export interface AdapterServer {
  * the adapter under test, exactly as a user would.
  */
 export interface AdapterHarness {
+  /** Starts an app with `receiver` mounted at `options.path` and resolves once it listens. */
   start(receiver: Receiver, options: { path: string }): Promise<AdapterServer>;
 }
 
+/** Options of {@link runAdapterContract}; `describe` and `it` default to the runner's globals. */
 export interface AdapterContractOptions extends Partial<TestApi> {
   /** Path the contract asks the harness to mount the webhook on. Default '/webhooks/sms'. */
   path?: string;

@@ -5,8 +5,10 @@ import { inspectContract } from './inspect-contract.js';
 import { claimWithOrderContract, orderContract, orderRuleContract } from './order-contract.js';
 import { resolveTestApi, sleep, type TestApi } from './test-api.js';
 
+/** Makes a fresh, empty store for each row of the contract (its own key prefix, table or database). */
 export type StoreFactory = () => DedupeStore | Promise<DedupeStore>;
 
+/** Options of {@link runDedupeStoreContract}; `describe` and `it` default to the runner's globals. */
 export interface DedupeStoreContractOptions extends Partial<TestApi> {
   /**
    * Whether the store implements `renew`. Default true: the renew rows check it, and fail for a store

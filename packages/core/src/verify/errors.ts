@@ -57,8 +57,11 @@ export const STATUS: Readonly<Record<ResponseErrorCode, number>> = {
  * package (ESM and CJS, or two versions) have two classes.
  */
 export class WebhookVerificationError extends Error {
+  /** Always `WebhookVerificationError`. */
   override readonly name = 'WebhookVerificationError';
+  /** Why the delivery was refused; stable, see {@link VerificationErrorCode}. */
   readonly code: VerificationErrorCode;
+  /** The status the receiver answers with for this code (400 or 401). */
   readonly status: number;
   /** What the receiver's log says of it besides the message, such as why a lookup failed (never a secret). */
   readonly detail: string | undefined;
@@ -71,6 +74,7 @@ export class WebhookVerificationError extends Error {
   }
 }
 
+/** True for a {@link WebhookVerificationError} from any copy of the package (it checks `name` and `code`, not `instanceof`). */
 export function isWebhookVerificationError(error: unknown): error is WebhookVerificationError {
   return (
     typeof error === 'object' &&

@@ -8,9 +8,11 @@ export const EVENT_TYPES = [
   'webhook.test',
 ] as const;
 
+/** A known event type: one of {@link EVENT_TYPES}. */
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const KNOWN = new Set<string>(EVENT_TYPES);
+/** True when this version of the library knows the type (has its payload type and sample data). */
 export function isKnownEventType(type: string): type is EventType {
   return KNOWN.has(type);
 }
@@ -28,13 +30,21 @@ export type MessageError = Record<string, unknown>;
 
 /** `data` of every `message.*` event (spec section 2, "Message object"). */
 export interface MessageObject {
+  /** The message's id (`msg_…`), one per recipient. */
   id: string;
+  /** The send it belongs to (`sms_…`). */
   sms_id: string;
+  /** The recipient's number, in international format. */
   to: string;
+  /** Where the message stands. */
   status: MessageStatus;
+  /** Why it failed, on `message.failed`; else null. */
   error: MessageError | null;
+  /** The message's kind. */
   kind: MessageKind;
+  /** ISO 8601 time of the message's last change: the event's order within a message. */
   updated_at: string;
+  /** The metadata given with the send, copied onto each message. */
   metadata: Record<string, string>;
 }
 
@@ -43,12 +53,19 @@ export type SmsSummary = Record<string, unknown>;
 /** `data` of `webhook.test`: the spec does not show its fields. */
 export type WebhookTestData = Record<string, unknown>;
 
+/** Each known event type's `data`: what `event.data` is once `event.type` is narrowed. */
 export interface EventDataMap {
+  /** The message left for the recipient's network. */
   'message.sent': MessageObject;
+  /** The recipient's network confirmed delivery. */
   'message.delivered': MessageObject;
+  /** The message could not be delivered; see `error`. */
   'message.failed': MessageObject;
+  /** The recipient replied. */
   'message.replied': MessageObject;
+  /** Every message of the send has its final result. */
   'sms.completed': SmsSummary;
+  /** A test delivery, from the service's test operation. */
   'webhook.test': WebhookTestData;
 }
 
@@ -76,4 +93,5 @@ export type CheckedWebhookEvent<T extends EventType, D> = T extends EventType ? 
 /** An event whose type this version of the library does not know yet (seen only by `onAny`). */
 export type UnknownWebhookEvent = EventEnvelope<string, Record<string, unknown>>;
 
+/** Any event a receiver may get: a known one (narrow on `type`) or one this version does not know. */
 export type AnyWebhookEvent = WebhookEvent | UnknownWebhookEvent;

@@ -1,7 +1,10 @@
 /** Node's `IncomingHttpHeaders`, a plain record, or a Fetch `Headers` object. */
 export type HeaderSource =
   | Readonly<Record<string, string | readonly string[] | undefined>>
-  | { get(name: string): string | null };
+  | {
+      /** The header's value, or null when absent (a Fetch `Headers` joins repeats with a comma). */
+      get(name: string): string | null;
+    };
 
 export interface HeaderNames {
   signature: string;

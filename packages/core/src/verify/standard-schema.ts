@@ -30,7 +30,9 @@ export type StandardSchemaResult<Output> =
  * message. The failing value itself is never kept: it may be personal data.
  */
 export interface SchemaIssue {
+  /** Keys from `data` down to the failing value; empty for `data` itself. */
   readonly path: readonly (string | number)[];
+  /** The schema library's message. */
   readonly message: string;
 }
 

@@ -20,13 +20,17 @@ export interface TestDeliveryOptions<T extends EventType> {
   headerPrefix?: string;
 }
 
+/** A signed delivery from {@link createTestDelivery}: POST `body` with `headers` to the receiver. */
 export interface TestDelivery<T extends EventType> {
   /** The JSON body exactly as signed: send these bytes unchanged. */
   body: string;
+  /** The signature, timestamp and delivery headers, and the JSON content type. */
   headers: Record<string, string>;
+  /** The event the body holds. */
   event: WebhookEvent<T>;
 }
 
+/** A fresh id like the service's: `prefix`, an underscore and 24 random hex digits (`randomId('evt')`). */
 export function randomId(prefix: string): string {
   return `${prefix}_${platform.randomHex(12)}`;
 }
