@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { deliveryHeaders, signedRequests } from './lib/fixtures.js';
+import { serverStats, startServer, stopAll } from './lib/http-harness.js';
 import { renderMarkdown, renderText, type SuiteResult } from './lib/report.js';
 import { resultsMarkdown } from './lib/results-file.js';
 import { TINY } from './profiles.js';
@@ -69,11 +71,51 @@ describe('benchmark harness (tiny inputs)', () => {
   it('http: servers and load generator in child processes, every request handled once', async () => {
     const result = await runSuite('http', TINY);
     expectShape(result, 'http');
-    // ours, limit, empty, hand, stripe (issue 28), each with its server CPU per request
-    expect(result.tables[0]!.rows).toHaveLength(5);
+    // ours, limit, empty, by hand (issue 48), hand, stripe (issue 28), each with its server CPU per request
+    expect(result.tables[0]!.rows).toHaveLength(6);
     for (const row of result.tables[0]!.rows) expect(Number(row[4])).toBeGreaterThan(0);
     expect(result.bars.map((b) => b.name)).toContain("express: ours server CPU per request / limit's");
   }, 90_000);
+
+  it('by hand (issue 48): on each framework, answers a valid, a badly signed, a stale and a repeated delivery as the adapter contract asks of ours, and runs the handler once', async () => {
+    const send = async (url: string, body: Buffer, headers: Record<string, string>) => {
+      const { host, 'content-length': length, ...rest } = headers;
+      const res = await fetch(url, { method: 'POST', body: body.toString('utf8'), headers: rest });
+      return { status: res.status, body: await res.json() };
+    };
+    const started = await Promise.allSettled(
+      (['express', 'fastify', 'koa'] as const).map((framework) =>
+        startServer({ framework, contender: 'byhand', store: 'memory', maxBodyBytes: 1 << 20 }),
+      ),
+    );
+    const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    try {
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
+      for (const server of servers) {
+        const [d] = signedRequests(1, 1024);
+        const id = JSON.parse(d!.body.toString()).id as string;
+        const badlySigned = {
+          ...d!.headers,
+          'x-service-signature': deliveryHeaders('{}', id)['x-service-signature']!,
+        };
+        const stale = deliveryHeaders(d!.body, id, Math.floor(Date.now() / 1000) - 301);
+        const label = `${server.config.framework}/${server.config.contender}`;
+        expect((await send(server.url, d!.body, badlySigned)).status, label).toBe(400);
+        expect((await send(server.url, d!.body, stale)).status, label).toBe(400);
+        expect(await send(server.url, d!.body, d!.headers), label).toEqual({
+          status: 200,
+          body: { received: true },
+        });
+        // The handler runs after the answer: the repeat is a duplicate once it has finished.
+        await expect.poll(async () => (await serverStats(server)).accepted, { timeout: 5000 }).toBe(1);
+        const repeat = await send(server.url, d!.body, d!.headers);
+        expect(repeat, label).toEqual({ status: 200, body: { received: true, duplicate: true } });
+        expect((await serverStats(server)).accepted, label).toBe(1);
+      }
+    } finally {
+      await stopAll(servers);
+    }
+  }, 180_000);
 
   it('redis: counts one round trip before the response', async () => {
     const result = await runSuite('redis', TINY);

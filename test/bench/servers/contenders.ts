@@ -1,6 +1,7 @@
 import type { DedupeStore, Receiver } from '@sms-webhooks/core';
 import { createReceiver, MemoryStore } from '@sms-webhooks/core';
 import Stripe from 'stripe';
+import { byHand } from '../lib/by-hand.js';
 import { BENCH_SECRET } from '../lib/fixtures.js';
 import { handVerify } from '../lib/hand-written.js';
 import { limitWork } from '../lib/limit.js';
@@ -9,15 +10,17 @@ export type Framework = 'express' | 'fastify' | 'koa';
 /**
  * - `ours`: the framework adapter, MemoryStore, a no-op handler after the ack;
  * - `hand`, `stripe`: the framework's raw-body route verifying by hand or with Stripe's recipe;
+ * - `byhand`: ours' whole job by hand on the framework's raw-body route (issue 48; lib/by-hand.ts):
+ *   verify, the 300 s check, parse, dedupe in a Map, answer, then run the handler;
  * - `empty`: the framework's raw-body route answering 200 without verifying;
  * - `limit`: `empty` plus a bare HMAC-SHA256 of the body and `JSON.parse` (lib/limit.ts): the least
  *   any verifying receiver does on that framework;
  * - `rawbody`: ours with the body read by raw-body's callback form instead of core's reader (issue 28
  *   point 2; servers/raw-body-variant.ts).
  */
-export type ContenderName = 'ours' | 'hand' | 'stripe' | 'empty' | 'limit' | 'rawbody';
-/** The contenders that read the body through the framework's own raw-body route. */
-export type RouteContender = Exclude<ContenderName, 'ours' | 'rawbody'>;
+export type ContenderName = 'ours' | 'byhand' | 'hand' | 'stripe' | 'empty' | 'limit' | 'rawbody';
+/** The contenders that read the body through the framework's own raw-body route and only check it. */
+export type RouteContender = Exclude<ContenderName, 'ours' | 'rawbody' | 'byhand'>;
 
 export interface ServerConfig {
   framework: Framework;
@@ -48,6 +51,13 @@ export function recipe(contender: RouteContender): (body: Buffer, header: unknow
     return (body, header) => stripe.webhooks.constructEvent(body, header as string, BENCH_SECRET);
   }
   return (body, header) => handVerify(body, header, BENCH_SECRET);
+}
+
+/** The `byhand` contender's receiver: its handler counts the event, as ours' does. */
+export function makeByHand() {
+  return byHand(BENCH_SECRET, async () => {
+    counters.accepted++;
+  });
 }
 
 export async function makeStore(

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { Receiver } from '@sms-webhooks/core';
 import { webhookMiddleware } from '@sms-webhooks/express';
 import express from 'express';
-import { type ContenderName, counters, PATH, RECEIVED_JSON, recipe } from './contenders.js';
+import { type ContenderName, counters, makeByHand, PATH, RECEIVED_JSON, recipe } from './contenders.js';
 import { KeptBodyExchange, rawBodyThenCore } from './raw-body-variant.js';
 
 export function expressApp(contender: ContenderName, receiver: Receiver | undefined, limit: number) {
@@ -17,6 +17,13 @@ export function expressApp(contender: ContenderName, receiver: Receiver | undefi
         (body) => new KeptBodyExchange(res, body),
         (status) => res.status(status).end(),
       ).catch(next);
+    });
+  } else if (contender === 'byhand') {
+    const job = makeByHand();
+    app.post(PATH, express.raw({ type: '*/*', limit }), (req, res) => {
+      const answer = job.receive(req.body as Buffer, req.headers['x-service-signature']);
+      res.status(answer.status).json(answer.body);
+      if (answer.run) setImmediate(job.run, answer.run);
     });
   } else {
     const check = recipe(contender);

@@ -3,7 +3,7 @@ import type { Receiver } from '@sms-webhooks/core';
 import type { NodeExchange, ReceiverResponse } from '@sms-webhooks/core/adapter';
 import webhookPlugin from '@sms-webhooks/fastify';
 import Fastify, { type FastifyReply } from 'fastify';
-import { type ContenderName, counters, PATH, RECEIVED_JSON, recipe } from './contenders.js';
+import { type ContenderName, counters, makeByHand, PATH, RECEIVED_JSON, recipe } from './contenders.js';
 import { rawBodyThenCore } from './raw-body-variant.js';
 
 /** The bytes raw-body read, written as @sms-webhooks/fastify writes. */
@@ -42,6 +42,16 @@ export function fastifyApp(contender: ContenderName, receiver: Receiver | undefi
         (body) => new FastifyKeptBody(reply, body),
         (status) => reply.code(status).send(),
       ).catch((error: unknown) => reply.send(error));
+    });
+  } else if (contender === 'byhand') {
+    const job = makeByHand();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) =>
+      done(null, body),
+    );
+    app.post(PATH, (request, reply) => {
+      const answer = job.receive(request.body as Buffer, request.headers['x-service-signature']);
+      reply.code(answer.status).send(answer.body);
+      if (answer.run) setImmediate(job.run, answer.run);
     });
   } else {
     const check = recipe(contender);

@@ -5,7 +5,7 @@ import type { NodeExchange, ReceiverResponse } from '@sms-webhooks/core/adapter'
 import { webhookMiddleware } from '@sms-webhooks/koa';
 import Koa, { type Context } from 'koa';
 import getRawBody from 'raw-body';
-import { type ContenderName, counters, PATH, RECEIVED_JSON, recipe } from './contenders.js';
+import { type ContenderName, counters, makeByHand, PATH, RECEIVED_JSON, recipe } from './contenders.js';
 import { rawBodyThenCore } from './raw-body-variant.js';
 
 /** The bytes raw-body read, set on the context as @sms-webhooks/koa sets them. */
@@ -43,6 +43,16 @@ export function koaApp(contender: ContenderName, receiver: Receiver | undefined,
         },
       ),
     );
+  } else if (contender === 'byhand') {
+    const job = makeByHand();
+    router.post(PATH, async (ctx) => {
+      const body = await getRawBody(ctx.req, { limit, length: ctx.req.headers['content-length'] });
+      const answer = job.receive(body, ctx.req.headers['x-service-signature']);
+      ctx.status = answer.status;
+      ctx.body = answer.body;
+      // Koa writes the answer once this middleware's promise settles; the handler runs after it.
+      if (answer.run) setImmediate(job.run, answer.run);
+    });
   } else {
     const check = recipe(contender);
     router.post(PATH, async (ctx) => {

@@ -26,11 +26,12 @@ const LABEL: Record<ContenderName, string> = {
   ours: 'ours: adapter + MemoryStore',
   limit: 'limit: raw-body route + HMAC + JSON.parse',
   empty: 'empty: raw-body route, 200',
+  byhand: 'by hand: our job on the raw-body route',
   hand: 'hand-written route',
   stripe: 'Stripe constructEvent recipe',
   rawbody: "ours, body read by raw-body's callback form",
 };
-export const HTTP_CONTENDERS: ContenderName[] = ['ours', 'limit', 'empty', 'hand', 'stripe'];
+export const HTTP_CONTENDERS: ContenderName[] = ['ours', 'limit', 'empty', 'byhand', 'hand', 'stripe'];
 const LIMIT = 1024 * 1024;
 
 interface Samples {
@@ -145,6 +146,7 @@ export async function runHttp(profile: HttpProfile): Promise<SuiteResult> {
       "Ours answers with respond: 'immediately' and runs a no-op handler for each event after the ack (counted, must equal requests sent).",
       "'ours / this' is the median over rounds of ours divided by that contender in the same round (req/s columns: each contender's own median).",
       "empty: the framework's own raw-body route answering 200 unverified; limit: empty plus one createHmac over the body and JSON.parse (test/bench/lib/limit.ts), the least a verifying receiver does.",
+      'by hand (issue 48): our job on the same raw-body route, written by hand: createHmac + timingSafeEqual over t.body, the 300 s check, JSON.parse, a Map of event ids, the answer, then the handler (test/bench/lib/by-hand.ts).',
       "server CPU µs/req: the server process's CPU time (process.cpuUsage: every thread, user and kernel) read before and after each timed run, over its requests; 'CPU: this / limit' is the median of the per-round ratios.",
       ...problems.map((p) => `PROBLEM: ${p}`),
     ],
