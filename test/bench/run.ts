@@ -1,11 +1,14 @@
 /**
- * `pnpm bench [--quick] [--only=verification,http] [--write] [--out=file.md]`
+ * `pnpm bench [--quick] [--only=verification,http] [--write] [--out=file.md] [--from=build]`
+ * `--from=build` runs ours from the published build (packages/<name>/dist; run `pnpm build` first)
+ * instead of the sources under tsx, in every suite and server (lib/code-under-test.ts).
  * Runs each suite in its own process, prints its tables and bars, and (full runs of every suite, or
  * --write) writes test/bench/RESULTS.md, or the file --out names (a run on another Node major, say,
  * whose tables then go into RESULTS.md beside the main run's). Exits 1 when a bar fails.
  */
 import { writeFileSync } from 'node:fs';
 import { forkTs, nextMessage } from './lib/child.js';
+import { describeCode } from './lib/code-under-test.js';
 import { barsTable, renderText, type SuiteResult } from './lib/report.js';
 import { resultsMarkdown } from './lib/results-file.js';
 import { SUITE_IDS, type SuiteId } from './suites/index.js';
@@ -25,6 +28,8 @@ const out = args.find((a) => a.startsWith('--out='))?.slice('--out='.length);
 const write = args.includes('--write') || out !== undefined || (!quick && only === undefined);
 const profile = quick ? 'quick' : 'full';
 const CHILD = new URL('./suite-child.ts', import.meta.url);
+const from = args.includes('--from=build') ? 'build' : 'source';
+if (from === 'build') process.env.BENCH_FROM = 'build';
 
 async function runInChild(id: SuiteId): Promise<SuiteResult> {
   const child = forkTs(CHILD, [id, profile], ['--expose-gc']);
@@ -36,7 +41,8 @@ async function runInChild(id: SuiteId): Promise<SuiteResult> {
 const started = performance.now();
 const results: SuiteResult[] = [];
 let crashed = false;
-console.log(`sms-webhooks benchmarks (${profile} profile)\n`);
+console.log(`sms-webhooks benchmarks (${profile} profile)`);
+console.log(`${describeCode(from, ['core', 'express', 'fastify', 'koa'])}\n`);
 for (const id of only ?? SUITE_IDS) {
   try {
     const result = await runInChild(id);

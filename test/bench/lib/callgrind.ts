@@ -12,7 +12,7 @@ import { nextMessage, stopChild } from './child.js';
 import type { LoadRunner } from './http-harness.js';
 import { median } from './stats.js';
 
-const CHUNK = 500;
+const CHUNK = 200;
 
 /** Exits with a message saying how to install valgrind when it is missing. */
 export function requireValgrind(): void {
@@ -52,6 +52,8 @@ export interface InstructionRun {
   windows?: number;
   /** The Node binary to run the server with; default the one running this script. */
   node?: string;
+  /** Its `--import` options (lib/code-under-test.ts): default tsx alone, ours from the sources. */
+  imports?: string[];
   /** Keep the callgrind dumps in this directory (for callgrind_annotate) instead of deleting them. */
   keepDir?: string;
 }
@@ -75,13 +77,13 @@ export async function instructionsPerWindow(run: InstructionRun): Promise<number
       '--separate-threads=yes',
       `--callgrind-out-file=${join(dir, 'cg')}`,
       run.node ?? process.execPath,
-      '--import',
-      'tsx',
+      ...(run.imports ?? ['--import', 'tsx']),
     ],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   try {
-    const { port } = await nextMessage<{ port: number }>(child, 'ready', 10 * 60_000);
+    // Node and tsx start about 50 times slower under valgrind; on a loaded machine, that can take long.
+    const { port } = await nextMessage<{ port: number }>(child, 'ready', 30 * 60_000);
     const url = `http://127.0.0.1:${port}/webhooks`;
     // The load runner signs a run's requests before it sends them, and a server under valgrind on a
     // busy machine may take minutes over a few thousand: in runs of CHUNK each signature is fresh

@@ -1,12 +1,14 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeImports } from './code-under-test.js';
 
-const TSX = ['--import', 'tsx'];
-
-/** A TypeScript module in its own Node process with an IPC channel. */
+/**
+ * A TypeScript module in its own Node process with an IPC channel; ours from the sources, or from the
+ * published build when BENCH_FROM=build (`pnpm bench --from=build` sets it; children inherit it).
+ */
 export function forkTs(file: URL, args: string[] = [], execArgv: string[] = []): ChildProcess {
   return fork(fileURLToPath(file), args, {
-    execArgv: [...TSX, ...execArgv],
+    execArgv: [...nodeImports(process.env.BENCH_FROM === 'build' ? 'build' : 'source'), ...execArgv],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }

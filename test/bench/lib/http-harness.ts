@@ -29,7 +29,8 @@ export interface LoadRunner {
 
 export async function startLoadRunner(): Promise<LoadRunner> {
   const child = forkTs(LOAD);
-  await nextMessage(child, 'ready');
+  // A loaded machine can take minutes to start a tsx process.
+  await nextMessage(child, 'ready', 10 * 60_000);
   return {
     async run(load) {
       const result = await request<LoadResult>(child, { type: 'run', ...load }, 'result', 600_000);

@@ -7,6 +7,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ContenderName, Framework } from '../servers/contenders.js';
 import { nextMessage } from './child.js';
+import { codeFrom, nodeImports } from './code-under-test.js';
 import type { LoadRunner } from './http-harness.js';
 
 const SERVER = new URL('../servers/http-server.ts', import.meta.url);
@@ -28,7 +29,8 @@ export async function startWindowServer(
   const child = fork(
     fileURLToPath(SERVER),
     [JSON.stringify({ framework, contender, store: 'memory', maxBodyBytes: 1 << 20 })],
-    { execPath: node, execArgv: ['--import', 'tsx'], stdio: ['ignore', stdout, 'inherit', 'ipc'] },
+    // Ours from the published build unless the tool was given --from=source (lib/code-under-test.ts).
+    { execPath: node, execArgv: nodeImports(codeFrom()), stdio: ['ignore', stdout, 'inherit', 'ipc'] },
   );
   const { port } = await nextMessage<{ port: number }>(child, 'ready');
   const url = `http://127.0.0.1:${port}/webhooks`;
