@@ -1,4 +1,4 @@
-import { withTimeout } from '@sms-webhooks/core/store';
+import { withTimeout } from '@sms-webhooks/internal';
 import type { PgPoolLike, PostgresJsLike, Run } from './clients.js';
 import { PostgresStoreError } from './errors.js';
 import type { KeptStatements } from './kept-statements.js';

@@ -1,4 +1,4 @@
-import { describeValue, positiveOption } from '@sms-webhooks/core/store';
+import { describeValue, positiveOption } from '@sms-webhooks/internal';
 import {
   fromPg,
   fromPostgresJs,
