@@ -64,6 +64,12 @@ export interface OrderStatements {
  * `expires_at` is as good as absent.
  */
 export function orderStatements(table: string): OrderStatements {
+  const sql = fragments(table);
+  return { ...claimStatements(sql), ...completionStatements(sql) };
+}
+
+/** The SQL the order statements share: the two tables' names and the reads and writes of an object. */
+function fragments(table: string) {
   const o = orderTable(table).quoted;
   const t = quotedTable(table);
   const live = 'o.expires_at > clock_timestamp()';
@@ -102,6 +108,13 @@ export function orderStatements(table: string): OrderStatements {
         expires_at = GREATEST(o.expires_at, excluded.expires_at)
   RETURNING 1
 )`;
+  return { o, t, live, heldByEvent, eventVersion, takeObject, putVersion };
+}
+
+type Fragments = ReturnType<typeof fragments>;
+
+/** Taking an object: with a lease in the order table, or with the event's own row. */
+function claimStatements({ o, t, live, heldByEvent, eventVersion, takeObject }: Fragments) {
   return {
     claimOrder: `WITH newer AS (
   SELECT ${eventVersion('$1')} >= $2::text COLLATE "C" AS stale, ${heldByEvent('$1', '<>', '$3')} AS busy
@@ -153,6 +166,12 @@ SELECT COALESCE(
     clearExpired: `DELETE FROM ${t}
 WHERE expires_at <= clock_timestamp()
   AND (key = $1::text OR (object_key = $2::text AND state = 'in-flight'))`,
+  };
+}
+
+/** Completing, freeing, renewing and sweeping what the claims took. */
+function completionStatements({ o, t, live, heldByEvent, putVersion }: Fragments) {
+  return {
     // The event's own row carries its object's version (claimWithOrder): completing it is all it takes.
     completeCarried: `UPDATE ${t} SET state = 'completed', expires_at = ${MS('$3')}, version = $5::text
 WHERE key = $1::text AND token = $2::text AND object_key = $4::text
