@@ -1,12 +1,13 @@
 import { defineConfig, type Options } from 'tsup';
 
-// Every package but core (which adds a Web build): ESM and CJS with types for both, for Node 20.
+// Every package but core (which adds a Web build): ESM and CJS for Node 20. The types for both are not
+// tsup's: `pnpm build` writes every package's with one tsc run afterwards (build-types.ts).
 // `options` holds what a package does differently, such as its own tsconfig.
 export function packageBuild(entry: string[], options: Options = {}) {
   return defineConfig({
     entry,
     format: ['esm', 'cjs'],
-    dts: true,
+    dts: false,
     clean: true,
     target: 'node20',
     platform: 'node',

@@ -1,6 +1,8 @@
 import { defineConfig } from 'tsup';
 import { WEB_ENTRIES, webPlatform } from './web-platform.js';
 
+// The types are not tsup's: `pnpm build` writes them with one tsc run afterwards (build-types.ts), the
+// Web build's as re-exports of the same declarations.
 const shared = {
   dts: false,
   // Only this package's sources: with none set, the program takes in every package's dist/ mid-build.
@@ -23,7 +25,6 @@ export default defineConfig([
       'src/testing/index.ts',
     ],
     format: ['esm', 'cjs'],
-    dts: true,
     // The two builds run at once: this one must not clean the other's output.
     clean: ['!web/**'],
     target: 'node20',
@@ -34,7 +35,6 @@ export default defineConfig([
   {
     ...shared,
     entry: WEB_ENTRIES,
-    dts: true,
     outDir: 'dist/web',
     clean: true,
     format: ['esm'],

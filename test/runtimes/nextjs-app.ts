@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { cpSync, mkdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildTypes } from '../../build-types.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/nextjs');
@@ -17,23 +18,28 @@ const notBuilt = (path: string) =>
 
 /**
  * examples/nextjs with @sms-webhooks/core and /web as published: each built by its own tsup config (ESM,
- * CJS, types, core's Web build for the edge-light condition) in a copy of the repository's layout under
- * `dir`, so this never touches the packages' own dist/ that other tests build and clean. Next, React and
- * their types are the ones the lockfile installed for the example. Returns the app's directory.
+ * CJS, core's Web build for the edge-light condition), then their types as `pnpm build` writes them
+ * (build-types.ts), in a copy of the repository's layout under `dir`, so this never touches the packages'
+ * own dist/ that other tests build and clean. Next, React and their types are the ones the lockfile
+ * installed for the example. Returns the app's directory.
  */
 export function prepareNextApp(dir: string): string {
   rmSync(dir, { recursive: true, force: true });
-  for (const file of ['tsup.base.ts', 'tsconfig.base.json', 'tsconfig.build.json']) {
+  for (const file of ['tsup.base.ts', 'tsconfig.json', 'tsconfig.base.json', 'tsconfig.build.json']) {
     cpSync(join(ROOT, file), join(dir, file));
   }
+  // The private package both bundle in, and core's one dependency, where their builds look for them.
+  cpSync(join(ROOT, 'internal'), join(dir, 'internal'), { recursive: true });
+  link(join(dir, 'internal'), join(dir, 'node_modules/@sms-webhooks/internal'));
+  link(join(ROOT, 'packages/core/node_modules/raw-body'), join(dir, 'node_modules/raw-body'));
   const tsup = join(ROOT, 'node_modules/.bin/tsup');
   for (const name of ['core', 'web']) {
     const pkg = join(dir, 'packages', name);
     cpSync(join(ROOT, 'packages', name), pkg, { recursive: true, filter: notBuilt });
     link(pkg, join(dir, 'node_modules/@sms-webhooks', name));
-    // core first: web's type declarations import core's.
     execFileSync(tsup, [], { cwd: pkg, stdio: 'pipe', timeout: 240_000 });
   }
+  buildTypes(dir);
   const app = join(dir, 'app');
   cpSync(EXAMPLE, app, { recursive: true, filter: notBuilt });
   for (const name of ['next', 'react', 'react-dom', '@types/react']) {
