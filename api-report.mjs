@@ -128,8 +128,12 @@ export function writeApiReports(out = root) {
               default: { logLevel: 'warning', addToApiReportFile: true },
               // Release tags (@public, @beta) are not used here: every export is public.
               'ae-missing-release-tag': { logLevel: 'none' },
-              // Shown as "(undocumented)" on the item itself.
+              // Shown as "(undocumented)" on the item itself; pnpm docs:api fails on a missing comment.
               'ae-undocumented': { logLevel: 'none' },
+              // A type in a public signature that users cannot import: an error (below), unless another
+              // entry point of the same package exports it (`Receiver` in /adapter's signatures is
+              // `import type { Receiver } from '@sms-webhooks/core'`).
+              'ae-forgotten-export': { logLevel: 'warning', addToApiReportFile: false },
             },
             // The doc comments are TypeDoc's (pnpm docs:api checks their links), not TSDoc's stricter syntax.
             tsdocMessageReporting: { default: { logLevel: 'none' } },
@@ -148,13 +152,32 @@ export function writeApiReports(out = root) {
     });
     const problems = [];
     const written = [];
+    // The names each entry point exports, to tell a type another entry exports from one no entry does.
+    const checker = compilerState.program.getTypeChecker();
+    const exportedBy = entries.map((entry) => {
+      const file = compilerState.program.getSourceFile(declarationOf(entry));
+      const module = file && checker.getSymbolAtLocation(file);
+      return new Set(module ? checker.getExportsOfModule(module).map((symbol) => symbol.name) : []);
+    });
+    const siblingExports = (i, name) =>
+      entries.some((entry, j) => j !== i && entry.dir === entries[i].dir && exportedBy[j].has(name));
     for (const [i, config] of configs.entries()) {
       mkdirSync(join(out, 'packages', entries[i].dir, 'etc'), { recursive: true });
       const result = Extractor.invoke(config, {
         localBuild: true,
         compilerState,
         messageCallback: (message) => {
-          if (
+          const forgotten =
+            message.messageId === 'ae-forgotten-export' && /^The symbol "([^"]+)"/.exec(message.text)?.[1];
+          if (forgotten && siblingExports(i, forgotten)) {
+            message.handled = true;
+            return;
+          }
+          if (forgotten) {
+            problems.push(
+              `${entries[i].name}: ${message.formatMessageWithLocation(root)} (export it, type-only, from the entry point users import, or keep it out of the public signature)`,
+            );
+          } else if (
             message.category !== 'console' &&
             (message.logLevel === 'error' || message.logLevel === 'warning')
           ) {

@@ -7,7 +7,8 @@ import { root } from './run-blocks.js';
 
 // `pnpm docs:api` (typedoc.config.mjs): one Markdown page per public entry point, as each package's `exports`
 // lists them, named by the specifier users import, committed in docs/api/; a warning (a broken {@link}, an
-// unexported type in a public signature) fails it. This generates it again and compares it with docs/api/.
+// unexported type in a public signature, an export or member without a doc comment) fails it. This generates
+// it again and compares it with docs/api/.
 
 vi.setConfig({ testTimeout: 180_000 });
 
@@ -82,6 +83,7 @@ it('fails on a warning', () => {
     join(out, 'warning'),
   ]);
   expect(run.stdout + run.stderr).toMatch(/\[warning\].*NoSuchThing/);
+  expect(run.stdout + run.stderr).toMatch(/\[warning\].*undocumentedExport.*does not have any documentation/);
   expect(run.status).not.toBe(0);
 });
 

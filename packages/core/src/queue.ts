@@ -13,7 +13,7 @@ export {
 } from './queue/queue-worker.js';
 export type { QueuedJobData } from './queue/queued-job.js';
 export type { ClaimPolicy } from './queue/worker-claim.js';
-export type { QueueWorkerOptions } from './queue/worker-settings.js';
+export type { QueueWorkerOptions, WorkerSettings } from './queue/worker-settings.js';
 export {
   type Dispatch,
   type DispatchClaim,

@@ -110,7 +110,10 @@ export interface AuditOptions {
    */
   keyPrefix?: string;
   /** The receiver (or what it handles): events of types it does not handle are answered 200 and never stored. */
-  receiver?: { handledTypes(): HandledTypes };
+  receiver?: {
+    /** The types the receiver has handlers for; `receiver.handledTypes()`. */
+    handledTypes(): HandledTypes;
+  };
   /**
    * The tenant whose webhook this is, when the receiver's `secret` is a function (many tenants on one
    * route): its store keys are the tenant, URI-encoded, a slash and the event id (`tenantKey`), as the

@@ -22,3 +22,4 @@ export {
   type PostgresStoreQueryOptions,
 } from './postgres-store.js';
 export { DEFAULT_TABLE, migrationSql } from './statements.js';
+export type { PostgresStoreCommonOptions } from './store-options.js';

@@ -14,12 +14,17 @@ import { PostgresStoreError } from './errors.js';
 import { DEFAULT_TABLE } from './statements.js';
 import { checkTable } from './table-name.js';
 
+/** How long one statement may take, in ms, when `statementTimeoutMs` is not given. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
+/** The `retainMs` option's default: 24 hours. */
 export const DEFAULT_RETAIN_MS = 24 * 60 * 60 * 1000;
+/** The `sweepIntervalMs` option's default, in ms. */
 export const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+/** The `sweepBatch` option's default: expired rows removed per sweep. */
 export const DEFAULT_SWEEP_BATCH = 500;
 
-interface CommonOptions {
+/** The options every {@link PostgresStoreOptions} form shares. */
+export interface PostgresStoreCommonOptions {
   /** The dedupe table, `name` or `schema.name`. Default 'sms_webhook_events'. */
   table?: string;
   /**
@@ -44,30 +49,40 @@ interface CommonOptions {
   prepare?: boolean;
 }
 
-export interface PostgresStorePgOptions<Tx> extends CommonOptions {
+/** A {@link PostgresStore} on a `pg` pool. */
+export interface PostgresStorePgOptions<Tx> extends PostgresStoreCommonOptions {
   /** A `pg.Pool`. Never ended by the store. `store.transaction` checks a client out of it. */
   pool: PgPoolLike<Tx>;
+  /** Not with `pool`. */
   sql?: never;
+  /** Not with `pool`. */
   query?: never;
 }
 
-export interface PostgresStorePostgresJsOptions<Tx> extends CommonOptions {
+/** A {@link PostgresStore} on a postgres.js `sql`. */
+export interface PostgresStorePostgresJsOptions<Tx> extends PostgresStoreCommonOptions {
   /** A postgres.js `postgres()` instance. Never ended by the store. */
   sql: PostgresJsLike<Tx>;
+  /** Not with `sql`. */
   pool?: never;
+  /** Not with `sql`. */
   query?: never;
 }
 
-export interface PostgresStoreQueryOptions extends CommonOptions {
+/** A {@link PostgresStore} on a query function, for any other client (Kysely, Drizzle, a Neon driver). */
+export interface PostgresStoreQueryOptions extends PostgresStoreCommonOptions {
   /**
    * `(text, values) => Promise<rows | { rows }>` for any other client. `store.transaction` is then not
    * available: complete the record inside your own transaction with `store.completeIn(ctx, tx)`.
    */
   query: QueryFunction;
+  /** Not with `query`. */
   pool?: never;
+  /** Not with `query`. */
   sql?: never;
 }
 
+/** `new PostgresStore(options)`: a `pool` (pg), an `sql` (postgres.js) or a `query` function, and the shared options. */
 export type PostgresStoreOptions<Tx = unknown> =
   | PostgresStorePgOptions<Tx>
   | PostgresStorePostgresJsOptions<Tx>

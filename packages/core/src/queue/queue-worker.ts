@@ -29,7 +29,12 @@ export interface QueueTransport<J extends QueuedJob> {
    * job holds waits here, asking again every `orderWaitMs`, for up to `limitMs(job)` (`limit` says what
    * that is), then the attempt fails. Without it, such a job comes back as a `wait` outcome.
    */
-  readonly waitInPlace?: { limitMs(job: J): number; readonly limit: string };
+  readonly waitInPlace?: {
+    /** How long `job` may wait in place, in ms. */
+    limitMs(job: J): number;
+    /** What that limit is, for the failure's message (`the job's lock duration`). */
+    readonly limit: string;
+  };
   /** Completes an ordered job whose handlers succeeded (pg-boss: in one transaction); `record` completes its claim. */
   completeOrdered?(job: J, held: HeldOrder, record: () => Promise<void>): Promise<void>;
 }

@@ -38,6 +38,7 @@ export interface WorkerSettings<J> {
   readonly leaseMs: number;
   readonly orderWaitMs: number;
   readonly logger: Logger;
+  /** The worker's `onError`, or the receiver's hooks; undefined when neither has one. */
   readonly onError: ((error: unknown, job: J) => unknown) | undefined;
   readonly onStale: StaleJobHandler<J> | undefined;
 }

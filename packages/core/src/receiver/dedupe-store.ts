@@ -21,8 +21,11 @@ export type ClaimWithOrderResult = ClaimResult | 'stale' | 'object-in-flight';
 
 /** The object slot `claimWithOrder` takes along with the event: `retainMs` is for a stale event's record. */
 export interface ObjectSlot {
+  /** The object's key (a message id by default). */
   key: string;
+  /** The event's version, encoded so that versions compare as strings (bytewise). */
   version: string;
+  /** How long a stale event's record is kept, in ms. */
   retainMs: number;
 }
 
@@ -139,7 +142,9 @@ export interface DedupeStore {
 
 /** A delivery as the receiver verified it, kept for a replay (`keepDeliveries`). */
 export interface KeptDelivery {
+  /** The event's id. */
   eventId: string;
+  /** The event's type. */
   eventType: string;
   /** The delivery-attempt header of the last attempt kept; undefined when it was unreadable. */
   attempt: number | undefined;
@@ -171,7 +176,9 @@ export function isKeptDelivery(value: unknown): value is KeptDelivery {
 
 /** One key's record as `inspect` reads it; `expiresAt` is when the lease or the retention ends. */
 export interface StoredEvent {
+  /** `in-flight`: claimed, its lease running; `completed`: done, kept for the retention. */
   state: 'in-flight' | 'completed';
+  /** When the lease or the retention ends, in ms since the epoch. */
   expiresAt: number /* ms since epoch */;
 }
 

@@ -4,12 +4,17 @@ import type { TraceContext } from './instrumentation.js';
 
 /** The dedupe claim a dispatched event holds; whoever runs the handlers completes or releases it. */
 export interface DispatchClaim {
+  /** The store key the event is claimed under. */
   key: string;
+  /** The claim's token: only its holder can complete, renew or release it. */
   token: string;
 }
 
+/** What the receiver's `dispatch` gets for each verified, claimed event: all a worker needs to run it later. */
 export interface DispatchedEvent {
+  /** The verified event. */
   event: AnyWebhookEvent;
+  /** The handler context the handlers would have had (attempt, tenant, receivedAt). */
   ctx: HandlerContext;
   /** Absent when the store was down and `onStoreError: 'process'` let the event through without dedupe. */
   claim?: DispatchClaim;
@@ -24,6 +29,7 @@ export interface DispatchedEvent {
 
 /** An event's object slot as a job carries it: the receiver's `order` key and encoded version. */
 export interface QueuedOrder {
+  /** The object's key. */
   key: string;
   /** Encoded by the receiver so that versions compare as strings (bytewise). */
   version: string;
@@ -60,7 +66,9 @@ const TIMEOUT_CODE = 'ERR_SMS_DISPATCH_TIMEOUT';
  * that nobody completes. Matched on `code`, not `instanceof` (two copies of core have two classes).
  */
 export class DispatchTimeoutError extends Error {
+  /** Always `DispatchTimeoutError`. */
   override readonly name = 'DispatchTimeoutError';
+  /** Always `ERR_SMS_DISPATCH_TIMEOUT`: match on it. */
   readonly code = TIMEOUT_CODE;
 
   constructor(

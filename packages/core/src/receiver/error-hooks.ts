@@ -3,6 +3,7 @@ import { describeError } from '../base/describe-error.js';
 import type { Logger } from '../base/logger.js';
 import { HandlerTimeoutError, type WebhookHandlerError } from './handler-error.js';
 
+/** An `onError` hook: called with each delivery's handler failures; what it throws or returns is ignored. */
 export type ErrorHandler = (error: WebhookHandlerError) => unknown;
 
 /** The `onError` hooks: each handler failure goes to every hook, and to the log when there is none. */

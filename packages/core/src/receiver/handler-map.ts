@@ -42,6 +42,7 @@ function fromMap(handlers: WebhookHandlers, owner: string, timeouts: RunTimeouts
   };
 }
 
+/** How {@link toRunHandlers} runs a handler map's handlers. */
 export interface RunHandlersOptions {
   /**
    * With a handler map: how long one run may take before it counts as failed (`ctx.signal` aborts then).

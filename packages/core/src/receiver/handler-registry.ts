@@ -40,6 +40,7 @@ export interface OrderClaim {
   key: string;
   /** This event's version, encoded so that versions compare as strings (bytewise). */
   version: string;
+  /** The slot's token: only this run can advance or release it. */
   token: string;
 }
 

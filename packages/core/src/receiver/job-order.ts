@@ -18,6 +18,7 @@ export type StaleJobHandler<J = unknown> = (
   job: J,
 ) => unknown;
 
+/** What a {@link JobOrder} orders jobs with: the receiver's store and leases, and who to name in its logs. */
 export interface JobOrderOptions<J = unknown> {
   /** The store the receiver orders with (the same versions); without order methods, jobs run unordered. */
   store: DedupeStore | undefined;
@@ -25,11 +26,13 @@ export interface JobOrderOptions<J = unknown> {
   leaseMs: number;
   /** How long an object's completed version is kept. */
   retainMs: number;
+  /** Where a stale job and a failed lease renewal are logged. */
   logger: Logger;
   /** The package, for log lines (`@sms-webhooks/bullmq`). */
   owner: string;
   /** Each stale job. Contained: a hook that throws or rejects is logged. */
   onStale?: StaleJobHandler<J>;
+  /** Where the waits and the lease timer take their time. Default the system clock. */
   clock?: Clock;
 }
 

@@ -5,8 +5,11 @@ import type { DedupeStore } from './dedupe-store.js';
 
 /** A claim being kept alive; `release` once its handlers are done. */
 export interface Held {
+  /** The claimed store key. */
   readonly key: string;
+  /** The claim's token. */
   readonly token: string;
+  /** Stops renewing this claim (the caller completes or releases it in the store). */
   release(): void;
 }
 

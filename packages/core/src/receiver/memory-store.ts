@@ -13,6 +13,7 @@ import type {
 import { MemoryKept } from './memory-kept.js';
 import { MemoryOrder } from './memory-order.js';
 
+/** Options of {@link MemoryStore}: how many records it keeps, and where it logs. */
 export interface MemoryStoreOptions {
   /**
    * Completed records kept at most; the oldest goes first when full, even before its `retainMs`. Default

@@ -244,6 +244,7 @@ export class DeliveryPipeline {
   }
 }
 
+/** What `receiver.drain(timeoutMs)` resolves with. */
 export interface DrainResult {
   /** Background tasks still running when the time-out ran out, by event id. Empty when all finished. */
   unfinished: string[];

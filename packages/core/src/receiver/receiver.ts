@@ -1,4 +1,6 @@
 import { closestName, optionError } from '@sms-webhooks/internal';
+import type { Clock } from '../base/clock.js';
+import type { Logger } from '../base/logger.js';
 import {
   type AnyWebhookEvent,
   type CheckedWebhookEvent,
@@ -7,6 +9,7 @@ import {
   isKnownEventType,
 } from '../verify/event-types.js';
 import type { StandardSchemaV1 } from '../verify/standard-schema.js';
+import type { DedupeStore } from './dedupe-store.js';
 import type { IncomingDelivery, StaleHandler } from './delivery.js';
 import { type ErrorHandler, ErrorHooks } from './error-hooks.js';
 import type { WebhookHandlerError } from './handler-error.js';
@@ -20,6 +23,7 @@ import {
 } from './handler-registry.js';
 import { runHandlersWithin } from './handler-run.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
+import type { RespondMode } from './modes.js';
 import { DeliveryPipeline, type DrainResult } from './pipeline.js';
 import { type ReceiverOptions, type ResolvedOptions, resolveOptions } from './receiver-options.js';
 import { type RefusalHandler, Refusals } from './refusals.js';
@@ -31,18 +35,33 @@ export type { ErrorHandler } from './error-hooks.js';
 export type { Refusal, RefusalHandler } from './refusals.js';
 export type { InvalidEvent, InvalidEventHandler } from './schema-check.js';
 
+/** A receiver's resolved settings, defaults filled in, as `receiver.options` shows them. */
+export interface ReceiverSettings {
+  /** The largest body read, in bytes; a larger one is answered 413. */
+  readonly maxBodyBytes: number;
+  /** How long reading the body may take, in ms; a slower one is answered 408. */
+  readonly bodyTimeoutMs: number;
+  /** When the receiver answers: before or after the handlers run. */
+  readonly respond: RespondMode;
+  /** Where the receiver logs. */
+  readonly logger: Logger;
+  /** The dedupe store. */
+  readonly store: DedupeStore;
+  /** How long a completed event id is remembered, in ms. */
+  readonly retainMs: number;
+  /** How long a claim holds an event while its handlers run, in ms (renewed while they do). */
+  readonly leaseMs: number;
+  /** Where the receiver reads the time and sets its timers. */
+  readonly clock: Clock;
+}
+
 /**
  * The webhook receiver, from {@link createReceiver}: register handlers with `on`, then give it to an adapter
  * (`webhookMiddleware`, `webhookPlugin`, `webhookHandler` …) or call `handle` yourself.
  */
 export interface Receiver {
   /** Resolved settings tools may show and adapters read. */
-  readonly options: Readonly<
-    Pick<
-      ResolvedOptions,
-      'maxBodyBytes' | 'bodyTimeoutMs' | 'respond' | 'logger' | 'store' | 'retainMs' | 'leaseMs' | 'clock'
-    >
-  >;
+  readonly options: ReceiverSettings;
   /**
    * Runs `handler` for each verified event of `type` (or of any of the types given). Several handlers of a
    * type all run; a failure of any makes the delivery fail (500, or a retry) once every one has run.

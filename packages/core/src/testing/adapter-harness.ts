@@ -20,6 +20,10 @@ export interface AdapterHarness {
 
 /** Options of {@link runAdapterContract}; `describe` and `it` default to the runner's globals. */
 export interface AdapterContractOptions extends Partial<TestApi> {
+  /** The runner's `describe`; default the global one. */
+  describe?: TestApi['describe'];
+  /** The runner's `it`; default the global one. */
+  it?: TestApi['it'];
   /** Path the contract asks the harness to mount the webhook on. Default '/webhooks/sms'. */
   path?: string;
   /**

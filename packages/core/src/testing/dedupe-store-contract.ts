@@ -10,6 +10,10 @@ export type StoreFactory = () => DedupeStore | Promise<DedupeStore>;
 
 /** Options of {@link runDedupeStoreContract}; `describe` and `it` default to the runner's globals. */
 export interface DedupeStoreContractOptions extends Partial<TestApi> {
+  /** The runner's `describe`; default the global one. */
+  describe?: TestApi['describe'];
+  /** The runner's `it`; default the global one. */
+  it?: TestApi['it'];
   /**
    * Whether the store implements `renew`. Default true: the renew rows check it, and fail for a store
    * without it (slow handlers would run twice). `false` says the store has no `renew` on purpose: one row

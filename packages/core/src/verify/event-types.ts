@@ -69,13 +69,21 @@ export interface EventDataMap {
   'webhook.test': WebhookTestData;
 }
 
-interface EventEnvelope<T extends string, D> {
+/** The fields every event has, with its type `T` and its `data` `D` (spec section 2, "Event"). */
+export interface EventEnvelope<T extends string, D> {
+  /** The event's id (`evt_…`): the same on every delivery attempt, so the dedupe key. */
   id: string;
+  /** Always `event`. */
   object: 'event';
+  /** The event's type, e.g. `message.delivered`. */
   type: T;
+  /** The API version the payload follows. */
   api_version: string;
+  /** ISO 8601 time the event happened. */
   created_at: string;
+  /** True for an event from a test-mode key (`sk_test_…`). */
   test: boolean;
+  /** The event's payload; see {@link EventDataMap}. */
   data: D;
 }
 

@@ -3,6 +3,7 @@ import type { RawBody } from './parse-event.js';
 import { checkSecrets } from './verify-options.js';
 import { syncSign } from './verify-signature.js';
 
+/** Options of {@link signPayload} and {@link signPayloadAsync}. */
 export interface SignOptions {
   /** Unix seconds; defaults to now. */
   timestamp?: number;

@@ -6,6 +6,7 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
   readonly '~standard': {
     readonly version: 1;
     readonly vendor: string;
+    /** Checks `value`; resolves with the output, or with the issues. */
     readonly validate: (
       value: unknown,
       options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,

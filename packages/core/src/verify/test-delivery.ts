@@ -4,6 +4,7 @@ import type { EventDataMap, EventType, WebhookEvent } from './event-types.js';
 import { DEFAULT_HEADER_PREFIX, headerNames } from './headers.js';
 import { signPayload, signPayloadAsync } from './sign-payload.js';
 
+/** What {@link createTestDelivery} signs: the secret, and the event's data, id and time when given. */
 export interface TestDeliveryOptions<T extends EventType> {
   /** Checked as `createReceiver` checks it: empty or whitespace-padded throws a TypeError. */
   secret: string;

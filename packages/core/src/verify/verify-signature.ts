@@ -4,7 +4,9 @@ import { WebhookVerificationError } from './errors.js';
 import type { RawBody } from './parse-event.js';
 import { checkSecrets, DEFAULT_TOLERANCE_SECONDS } from './verify-options.js';
 
+/** What {@link verifySignature} checks a signature header against. */
 export interface VerifySignatureOptions {
+  /** The webhook's `whsec_…` secret, or several during a rotation. */
   secret: string | readonly string[];
   /** Seconds, checked both ways: a timestamp too far in the future is refused like a stale one. */
   tolerance?: number;

@@ -14,6 +14,7 @@ import {
   signatureMismatch,
 } from './verify-signature.js';
 
+/** What {@link verifyWebhook} checks a delivery against. */
 export interface VerifyWebhookOptions {
   /** The webhook's `whsec_…` secret, or several during a rotation. */
   secret: string | readonly string[];
