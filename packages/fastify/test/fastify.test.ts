@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
 import { createReceiver, createTestDelivery, type Receiver } from '@sms-webhooks/core';
 import { DEFAULT_DRAIN_TIMEOUT_MS } from '@sms-webhooks/core/adapter';
 import { runAdapterContract } from '@sms-webhooks/core/testing';
@@ -21,10 +22,31 @@ interface App {
   webhookReceiver?: Receiver;
 }
 
-const majors: [string, () => App][] = [
-  ['fastify 5', () => fastify5() as unknown as App],
-  ['fastify 4', () => fastify4() as unknown as App],
+const majors: [string, (options?: { bodyLimit?: number }) => App][] = [
+  ['fastify 5', (options) => fastify5(options) as unknown as App],
+  ['fastify 4', (options) => fastify4(options) as unknown as App],
 ];
+
+/** What the encapsulation test sets on the app itself, for its own routes. */
+interface AppWithOwnSettings extends App {
+  addContentTypeParser(
+    type: string,
+    options: { parseAs: 'string' },
+    parser: (request: unknown, body: string, done: (error: null, body: unknown) => void) => void,
+  ): unknown;
+  setErrorHandler(
+    handler: (error: { code?: string; statusCode?: number }, request: unknown, reply: Reply) => unknown,
+  ): unknown;
+  addHook(
+    name: 'preHandler',
+    hook: (request: { headers: Record<string, unknown> }) => Promise<void>,
+  ): unknown;
+}
+
+interface Reply {
+  code(status: number): Reply;
+  send(body: unknown): Reply;
+}
 
 async function start(app: App) {
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -80,6 +102,166 @@ for (const [name, make] of majors) {
         const res = await fetch(`${origin}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
         expect(res.status).toBe(200);
         expect(await res.json()).toEqual({ received: true });
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("leaves the app's other routes their own parsers, body limit and error handler, before and after it", async () => {
+      const app = make({ bodyLimit: 100 }) as AppWithOwnSettings;
+      app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) =>
+        done(null, `text:${body}`),
+      );
+      app.setErrorHandler((error, _request, reply) =>
+        reply.code(error.statusCode ?? 500).send({ app: error.code }),
+      );
+      const routeSaw: unknown[] = [];
+      app.post('/before', (request) => {
+        routeSaw.push('smsWebhookBodyTimer' in (request as object));
+        return { got: request.body };
+      });
+      const receiver = createReceiver({
+        secret,
+        logger: captureLogger(),
+        respond: 'after-handlers',
+        maxBodyBytes: 4096,
+      });
+      receiver.on('message.sent', () => {});
+      await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+      app.post('/after', (request) => ({ got: request.body }));
+      const origin = await start(app);
+      const post = (path: string, type: string, body: string, headers: Record<string, string> = {}) =>
+        fetch(`${origin}${path}`, { method: 'POST', headers: { ...headers, 'content-type': type }, body });
+      try {
+        for (const path of ['/before', '/after']) {
+          expect(await (await post(path, 'application/json', '{"a":[1]}')).json()).toEqual({
+            got: { a: [1] },
+          });
+          expect(await (await post(path, 'text/plain', 'hi')).json()).toEqual({ got: 'text:hi' });
+          // The app's 100-byte limit and its error handler, not the webhook route's.
+          const big = await post(path, 'application/json', JSON.stringify({ a: 'x'.repeat(200) }));
+          expect([big.status, await big.json()]).toEqual([413, { app: 'FST_ERR_CTP_BODY_TOO_LARGE' }]);
+          const unknown = await post(path, 'application/x-unknown', 'x');
+          expect([unknown.status, await unknown.json()]).toEqual([
+            415,
+            { app: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' },
+          ]);
+        }
+        expect(routeSaw).toEqual([false, false]);
+        // The webhook route: the receiver's limit (a delivery is over the app's 100 bytes), any content type.
+        const d = createTestDelivery('message.sent', { secret });
+        expect(Buffer.byteLength(d.body)).toBeGreaterThan(100);
+        for (const type of ['application/json', 'application/x-unknown', 'text/plain']) {
+          const again = createTestDelivery('message.sent', { secret });
+          const res = await post('/webhooks', type, again.body, again.headers);
+          expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+        }
+        const tooBig = await post('/webhooks', 'application/json', ' '.repeat(5000), d.headers);
+        expect(tooBig.status).toBe(413);
+        expect(((await tooBig.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("sends an error of the app's own hooks on the webhook route to the app's error handler", async () => {
+      const app = make() as AppWithOwnSettings;
+      app.setErrorHandler((error, _request, reply) =>
+        reply.code(error.statusCode ?? 500).send({ app: error.code }),
+      );
+      app.addHook('preHandler', async (request) => {
+        if (request.headers['x-deny'] !== undefined) {
+          throw Object.assign(new Error('denied'), { statusCode: 403, code: 'DENIED' });
+        }
+      });
+      const receiver = createReceiver({ secret, logger: captureLogger(), respond: 'after-handlers' });
+      receiver.on('message.sent', () => {});
+      await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+      const origin = await start(app);
+      try {
+        const d = createTestDelivery('message.sent', { secret });
+        const denied = await fetch(`${origin}/webhooks`, {
+          method: 'POST',
+          headers: { ...d.headers, 'x-deny': '1' },
+          body: d.body,
+        });
+        expect([denied.status, await denied.json()]).toEqual([403, { app: 'DENIED' }]);
+        const res = await fetch(`${origin}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
+        expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it("refuses a delivery whose body stream an app-wide preParsing hook replaced, and leaves the app's routes to it", async () => {
+      const app = make() as AppWithOwnSettings & {
+        addHook(
+          name: 'preParsing',
+          hook: (request: unknown, reply: unknown, payload: NodeJS.ReadableStream) => Promise<unknown>,
+        ): unknown;
+      };
+      // A stand-in for a request-decompression plugin: the body every route reads becomes other bytes.
+      app.addHook('preParsing', async (request, _reply, payload) =>
+        (request as { headers: Record<string, string> }).headers['x-transform'] === undefined
+          ? payload
+          : payload.pipe(
+              new Transform({
+                transform: (chunk, _e, next) => next(null, Buffer.from(String(chunk).toUpperCase())),
+              }),
+            ),
+      );
+      const logger = captureLogger();
+      const receiver = createReceiver({ secret, logger, respond: 'after-handlers' });
+      receiver.on('message.sent', () => {});
+      await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+      app.post('/api/echo', async (request) => ({ got: request.body }));
+      const origin = await start(app);
+      try {
+        const echo = await fetch(`${origin}/api/echo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-transform': '1' },
+          body: '{"a":"b"}',
+        });
+        expect(await echo.json()).toEqual({ got: { A: 'B' } });
+        const d = createTestDelivery('message.sent', { secret });
+        const replaced = await fetch(`${origin}/webhooks`, {
+          method: 'POST',
+          headers: { ...d.headers, 'x-transform': '1' },
+          body: d.body,
+        });
+        expect(replaced.status).toBe(500);
+        expect(((await replaced.json()) as { error: { code: string } }).error.code).toBe(
+          'raw_body_unavailable',
+        );
+        expect(logger.lines.join('\n')).toMatch(/preParsing hook that replaces the body stream/);
+        // A hook that hands the stream on as it is changes nothing.
+        const res = await fetch(`${origin}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
+        expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('times the body only while it arrives: a slow preHandler of the app after it is not a 408', async () => {
+      const app = make() as AppWithOwnSettings;
+      app.addHook('preHandler', () => new Promise((resolve) => setTimeout(resolve, 400)));
+      const receiver = createReceiver({
+        secret,
+        logger: captureLogger(),
+        respond: 'after-handlers',
+        bodyTimeoutMs: 150,
+      });
+      receiver.on('message.sent', () => {});
+      await app.register(webhookPlugin, { receiver, path: '/webhooks' });
+      const origin = await start(app);
+      try {
+        const d = createTestDelivery('message.sent', { secret });
+        const res = await fetch(`${origin}/webhooks`, { method: 'POST', headers: d.headers, body: d.body });
+        expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+        // A POST without a body and without a content type skips the parser: answered, and not timed.
+        const empty = await fetch(`${origin}/webhooks`, { method: 'POST' });
+        expect(empty.status).toBe(400);
+        expect(((await empty.json()) as { error: { code: string } }).error.code).toBe('signature_missing');
       } finally {
         await app.close();
       }

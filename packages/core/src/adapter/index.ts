@@ -2,7 +2,9 @@
 // Web build's ./adapter has too. Store, queue and instrumentation authors: ../store.ts, ../queue.ts,
 // ../instrumentation.ts.
 export {
+  createNodeEntry,
   createNodeHandler,
+  type NodeEntry,
   type NodeExchange,
   type NodeHandler,
   type NodeHandlerOptions,

@@ -44,24 +44,63 @@ export interface NodeHandlerOptions {
 export type NodeHandler = (req: IncomingMessage, exchange: NodeExchange) => Promise<void>;
 
 /**
+ * The Node entry in the parts a framework that reads the body itself calls (Fastify's content-type
+ * parser under its `bodyLimit`): the same answers as `createNodeHandler`, which is built from them.
+ */
+export interface NodeEntry {
+  /** Before the body is read: 405 to a method other than POST, 503 `overloaded`; undefined to read on. */
+  refuseEarly(req: IncomingMessage): ReceiverResponse | undefined;
+  /** The answer to a refusal that needs no drain ('already-used' logs the adapter's remedy once). */
+  refuse(reason: EntryRefusal): ReceiverResponse;
+  /** Starts the body's `bodyTimeoutMs` on the receiver's clock: `onTimeout` runs unless cancelled first. */
+  startBodyTimer(onTimeout: () => void): () => void;
+  /** `receiver.handle` on the whole body; its own failure is answered 500 internal_error. */
+  handle(
+    rawBody: unknown,
+    req: IncomingMessage,
+    where: Pick<NodeExchange, 'params' | 'url'>,
+  ): Promise<ReceiverResponse>;
+  /**
+   * Answers a body refused while it was read ('too-large', 'timed-out', 'unreadable') on Node's own
+   * response: a 413 reads and drops the rest of the body for a bounded while, so the client sees it.
+   */
+  refuseBody(req: IncomingMessage, res: ServerResponse, reason: EntryRefusal): Promise<void>;
+}
+
+/** The parts of the Node entry, for an adapter whose framework reads the body (see NodeEntry). */
+export function createNodeEntry(receiver: Receiver, options: NodeHandlerOptions): NodeEntry {
+  checkReceiver(options.name, receiver);
+  const hint = rawBodyHint(options.howToFix);
+  const clock = receiver.options.clock ?? systemClock;
+  return {
+    refuseEarly(req) {
+      if (req.method !== 'POST') return refuseEntry(receiver, 'method', hint);
+      // At maxConcurrency with a full wait list: answered unread (Node reads and drops the rest of the body).
+      return receiver.overloaded?.();
+    },
+    refuse: (reason) => refuseEntry(receiver, reason, hint),
+    startBodyTimer: (onTimeout) => clock.setTimer(onTimeout, receiver.options.bodyTimeoutMs),
+    handle: (rawBody, req, where) =>
+      receiver
+        .handle({ rawBody, headers: req.headers, params: where.params, url: where.url ?? req.url })
+        .catch((error: unknown) => internalError(receiver, error)),
+    refuseBody: (req, res, reason) => answerRefusal(req, res, refuseEntry(receiver, reason, hint)),
+  };
+}
+
+/**
  * The one Node entry every adapter calls: method check, kept or consumed body, bounded read with its
  * time-out, every error answer and the drain after a refusal, then `receiver.handle` (whose own failure is
  * answered 500 internal_error too). Adapters only say where a kept body is and how to write.
  */
 export function createNodeHandler(receiver: Receiver, options: NodeHandlerOptions): NodeHandler {
   checkReceiver(options.name, receiver);
+  const entry = createNodeEntry(receiver, options);
   const hint = rawBodyHint(options.howToFix);
 
-  const handleSafely = (rawBody: unknown, req: IncomingMessage, exchange: NodeExchange) =>
-    receiver
-      .handle({ rawBody, headers: req.headers, params: exchange.params, url: exchange.url ?? req.url })
-      .catch((error: unknown) => internalError(receiver, error));
-
   return async (req, exchange) => {
-    if (req.method !== 'POST') return exchange.write(refuseEntry(receiver, 'method', hint));
-    // At maxConcurrency with a full wait list: answered unread (Node reads and drops the rest of the body).
-    const busy = receiver.overloaded?.();
-    if (busy !== undefined) return exchange.write(busy);
+    const early = entry.refuseEarly(req);
+    if (early !== undefined) return exchange.write(early);
     if (isRawBody(exchange.keptBody)) {
       if (isEncoded(req) && firstTime(receiver, 'decoded body hint')) {
         receiver.options.logger.warn(
@@ -69,7 +108,7 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
         );
       }
       // receiver.handle checks the limit on it again
-      return exchange.write(await handleSafely(exchange.keptBody, req, exchange));
+      return exchange.write(await entry.handle(exchange.keptBody, req, exchange));
     }
     if (req.readableEnded || !req.readable) {
       // Another parser read the stream: reading again would wait for an 'end' that already happened.
@@ -77,10 +116,8 @@ export function createNodeHandler(receiver: Receiver, options: NodeHandlerOption
     }
     const read = await readNodeBody(req, receiver.options);
     if ('aborted' in read) return;
-    if ('refused' in read) {
-      return answerRefusal(req, exchange.takeOver(), refuseEntry(receiver, read.refused, hint));
-    }
-    exchange.write(await handleSafely(read.body, req, exchange));
+    if ('refused' in read) return entry.refuseBody(req, exchange.takeOver(), read.refused);
+    exchange.write(await entry.handle(read.body, req, exchange));
   };
 }
 
