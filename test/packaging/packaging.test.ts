@@ -45,23 +45,28 @@ describe('published packages', () => {
     expect(secondBuild.status, secondBuild.output).toBe(0);
   });
 
-  it.each(packages)('%s passes publint and are-the-types-wrong', async (name) => {
-    const dir = join(root, 'packages', name);
-    const { publint } = await import('publint');
-    const { formatMessage } = await import('publint/utils');
-    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-    const { messages } = await publint({ pkgDir: dir, strict: true });
-    expect(messages.map((m) => formatMessage(m, pkg))).toEqual([]);
-    // Every resolution mode (node10, node16 from CJS and from ESM, bundler), every subpath.
-    // attw exits 1 when it finds a problem: read its report either way, so the test shows the problems.
-    // Asset subpaths (postgres's ./migration.sql) are files to read, not modules for TypeScript to type.
-    const assets = Object.keys(pkg.exports ?? {}).filter((key) => /\.(sql|css|txt)$/.test(key));
-    const exclude = assets.length > 0 ? ['--exclude-entrypoints', ...assets] : [];
-    const args = ['--pack', dir, '--profile', 'strict', '--format', 'json', ...exclude];
-    const attw = spawnSync(bin('attw'), args, { encoding: 'utf8', timeout: 240_000 }).stdout;
-    const report = JSON.parse(attw.slice(attw.indexOf('{')));
-    expect(report.analysis?.problems ?? []).toEqual([]);
-  });
+  it.each(packages)(
+    '%s passes publint and are-the-types-wrong',
+    async (name) => {
+      const dir = join(root, 'packages', name);
+      const { publint } = await import('publint');
+      const { formatMessage } = await import('publint/utils');
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+      const { messages } = await publint({ pkgDir: dir, strict: true });
+      expect(messages.map((m) => formatMessage(m, pkg))).toEqual([]);
+      // Every resolution mode (node10, node16 from CJS and from ESM, bundler), every subpath.
+      // attw exits 1 when it finds a problem: read its report either way, so the test shows the problems.
+      // Asset subpaths (postgres's ./migration.sql) are files to read, not modules for TypeScript to type.
+      const assets = Object.keys(pkg.exports ?? {}).filter((key) => /\.(sql|css|txt)$/.test(key));
+      const exclude = assets.length > 0 ? ['--exclude-entrypoints', ...assets] : [];
+      const args = ['--pack', dir, '--profile', 'strict', '--format', 'json', ...exclude];
+      const attw = spawnSync(bin('attw'), args, { encoding: 'utf8', timeout: 240_000 }).stdout;
+      const report = JSON.parse(attw.slice(attw.indexOf('{')));
+      expect(report.analysis?.problems ?? []).toEqual([]);
+      // attw packs and analyses the package: 20 to 40 s each on two loaded cores, past vitest's 20 s default.
+    },
+    240_000,
+  );
 
   describe('@sms-webhooks/core installed from its tarball', () => {
     let consumer: string;
@@ -131,7 +136,8 @@ describe('published packages', () => {
         consumer,
       );
       expect(out).toBe('');
-    });
+      // One tsc program over core's declarations: 37 s measured on two loaded cores.
+    }, 240_000);
   });
   // One describe with the build above: a second test file would build (and clean dist/) concurrently.
   describe('the adapters, redis, web and lambda installed from their tarballs with core', () => {
@@ -348,6 +354,6 @@ describe('published packages', () => {
       } finally {
         await worker.stop();
       }
-    }, 60_000);
+    }, 180_000);
   });
 });
