@@ -1,4 +1,12 @@
-import type { AnyWebhookEvent, CheckedWebhookEvent, EventType, WebhookEvent } from '../verify/event-types.js';
+import { closestName } from '@sms-webhooks/internal';
+import {
+  type AnyWebhookEvent,
+  type CheckedWebhookEvent,
+  EVENT_TYPES,
+  type EventType,
+  isKnownEventType,
+  type WebhookEvent,
+} from '../verify/event-types.js';
 import type { StandardSchemaV1 } from '../verify/standard-schema.js';
 
 /** What a handler gets besides the event: the delivery's attempt, tenant, claim, and its time-out signal. */
@@ -118,4 +126,13 @@ export class HandlerRegistry {
   for(type: string): readonly Registered[] {
     return [...(this.#byType.get(type) ?? []), ...this.#any];
   }
+}
+
+/** What `on(type)` logs for a type this version does not know (a newer one still works), or undefined. */
+export function unknownTypeWarning(type: string): string | undefined {
+  if (isKnownEventType(type)) return undefined;
+  const near = closestName(type, EVENT_TYPES);
+  return `sms-webhooks: on(${JSON.stringify(type)}) is not a known event type${
+    near ? `; did you mean '${near}'?` : '.'
+  } Known types: ${EVENT_TYPES.join(', ')}. (A type newer than this version works; use onAny to see every event.)`;
 }

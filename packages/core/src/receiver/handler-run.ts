@@ -1,3 +1,4 @@
+import type { Clock } from '../base/clock.js';
 import { describeError } from '../base/describe-error.js';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import { type OrderStore, supportsOrder } from './dedupe-store.js';
@@ -91,6 +92,29 @@ export function runHandlersWithin(
       },
     );
   });
+}
+
+/**
+ * A queue worker's run of an event verified elsewhere (`receiver.runHandlers`): its context from the job,
+ * the receiver's `handlerTimeoutMs` (a hung job fails and is retried), and a rejection on failure.
+ */
+export async function runQueuedHandlers(
+  timeouts: RunTimeouts | undefined,
+  handlers: readonly AnyWebhookHandler[],
+  event: AnyWebhookEvent,
+  ctx: Partial<HandlerContext> | undefined,
+  clock: Clock,
+  obs?: HandlerObserver,
+): Promise<void> {
+  const base: HandlerContext = {
+    attempt: ctx?.attempt,
+    receivedAt: ctx?.receivedAt ?? new Date(clock.now()),
+    claim: ctx?.claim,
+  };
+  // A replayed tenant's event runs on its tenant, as it did when it arrived.
+  if (ctx?.tenant !== undefined) base.tenant = ctx.tenant;
+  const error = await runHandlersWithin(timeouts, handlers, event, base, obs);
+  if (error) throw error;
 }
 
 /**

@@ -1,13 +1,7 @@
-import { closestName, optionError } from '@sms-webhooks/internal';
+import { optionError } from '@sms-webhooks/internal';
 import type { Clock } from '../base/clock.js';
 import type { Logger } from '../base/logger.js';
-import {
-  type AnyWebhookEvent,
-  type CheckedWebhookEvent,
-  EVENT_TYPES,
-  type EventType,
-  isKnownEventType,
-} from '../verify/event-types.js';
+import type { AnyWebhookEvent, CheckedWebhookEvent, EventType } from '../verify/event-types.js';
 import type { StandardSchemaV1 } from '../verify/standard-schema.js';
 import type { DedupeStore } from './dedupe-store.js';
 import type { IncomingDelivery, StaleHandler } from './delivery.js';
@@ -19,9 +13,10 @@ import {
   type HandlerContext,
   HandlerRegistry,
   typesOf,
+  unknownTypeWarning,
   type WebhookHandler,
 } from './handler-registry.js';
-import { runHandlersWithin } from './handler-run.js';
+import { runQueuedHandlers } from './handler-run.js';
 import type { HandlerObserver, TraceContext } from './instrumentation.js';
 import type { RespondMode } from './modes.js';
 import { DeliveryPipeline, type DrainResult } from './pipeline.js';
@@ -212,20 +207,11 @@ export class WebhookReceiver implements AdapterReceiver {
   on(type: string | readonly string[], ...args: unknown[]): Receiver {
     const { schema, handler } = handlerArguments(args);
     for (const t of typesOf(type)) {
-      this.#warnIfUnknown(t);
+      const unknown = unknownTypeWarning(t);
+      if (unknown !== undefined) this.#opts.logger.warn(unknown);
       this.#registry.add(t, handler, schema);
     }
     return this;
-  }
-
-  #warnIfUnknown(type: string): void {
-    if (isKnownEventType(type)) return;
-    const near = closestName(type, EVENT_TYPES);
-    this.#opts.logger.warn(
-      `sms-webhooks: on(${JSON.stringify(type)}) is not a known event type${
-        near ? `; did you mean '${near}'?` : '.'
-      } Known types: ${EVENT_TYPES.join(', ')}. (A type newer than this version works; use onAny to see every event.)`,
-    );
   }
 
   onAny(handler: AnyWebhookHandler): Receiver {
@@ -297,21 +283,8 @@ export class WebhookReceiver implements AdapterReceiver {
     ctx: Partial<HandlerContext> | undefined,
     obs?: HandlerObserver,
   ): Promise<void> {
-    // The receiver's handlerTimeoutMs holds on a worker as it does here: a hung job fails and is retried.
-    const error = await runHandlersWithin(
-      this.#pipeline.run.timeouts,
-      await queuedHandlers(this.#registry.for(event.type), event),
-      event,
-      {
-        attempt: ctx?.attempt,
-        receivedAt: ctx?.receivedAt ?? new Date(this.#opts.clock.now()),
-        claim: ctx?.claim,
-        // A replayed tenant's event runs on its tenant, as it did when it arrived.
-        ...(ctx?.tenant === undefined ? {} : { tenant: ctx.tenant }),
-      },
-      obs,
-    );
-    if (error) throw error;
+    const handlers = await queuedHandlers(this.#registry.for(event.type), event);
+    return runQueuedHandlers(this.#pipeline.run.timeouts, handlers, event, ctx, this.#opts.clock, obs);
   }
 
   /** Retries still waiting run at once: whoever drains is about to stop the process. */
