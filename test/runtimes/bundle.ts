@@ -21,6 +21,8 @@ function sources(platform: 'web' | 'node') {
     }) {
       build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
         const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
+        // What only our packages share: the private package in internal/, outside packages/.
+        if (pkg === 'internal') return { path: `${PACKAGES}../internal/src/index.ts` };
         if (platform === 'web' && pkg === 'core') {
           const entry = sub === undefined ? 'index' : sub === 'adapter' ? 'adapter/index' : sub;
           return { path: WEB_ENTRIES[entry as keyof typeof WEB_ENTRIES] };

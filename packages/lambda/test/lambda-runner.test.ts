@@ -39,6 +39,8 @@ async function bundleFunction(outfile: string) {
         }) {
           build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
             const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
+            // What only our packages share: the private package in internal/, outside packages/.
+            if (pkg === 'internal') return { path: `${PACKAGES}../internal/src/index.ts` };
             // A sub-entry is a file (core's store.ts) or a folder with an index.ts (core's adapter/).
             const file = `${PACKAGES}${pkg}/src/${sub}.ts`;
             if (sub !== undefined && existsSync(file)) return { path: file };
