@@ -516,6 +516,8 @@ describe('sms-webhooks webhooks sync / coverage / smoke-test / rotate', () => {
       } catch {
         return false;
       }
+      // The file appears whole (written beside it, then renamed): an empty read would be a half-written file.
+      expect(deployed).not.toBe('');
       target.use(createReceiver({ secret: [old.secret, deployed], logger: captureLogger() }));
       return true;
     }, 'the secret file');
@@ -541,5 +543,5 @@ describe('sms-webhooks webhooks sync / coverage / smoke-test / rotate', () => {
       code: 2,
       stderr: expect.stringMatching(/--secret-file/),
     });
-  });
+  }, 60_000);
 });

@@ -9,6 +9,10 @@ import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/r
 import { startApp } from './app-process.js';
 import { cli } from './spawn-cli.js';
 
+// Each test starts a crashed app and then runs several CLI processes one after another: with the suite's
+// files running side by side that is past vitest's 20 s default on two cores.
+vi.setConfig({ testTimeout: 90_000 });
+
 // Recover what the audit finds, for real: the app is an Express process of its own with keepDeliveries
 // and the default fast answer, SIGKILLed inside its handler after the 200. The audit (a process) calls
 // the event unfinished and kept; `replay` (a process, with the app's receiver module) runs it once; the

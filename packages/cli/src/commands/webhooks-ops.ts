@@ -1,4 +1,5 @@
-import { chmod, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import type { Client, WebhookEventType } from '@sms-webhooks/client';
 import {
   checkCoverage,
@@ -32,9 +33,16 @@ interface DeclarationOptions extends ApiOptions {
  */
 async function handOver(options: { secretFile?: string; json?: boolean }, secret: string) {
   if (options.secretFile === undefined) return { printed: true };
-  await writeFile(options.secretFile, `${secret}\n`, { mode: 0o600 });
-  // `mode` applies only when the file is created: a file that existed keeps its mode otherwise.
-  await chmod(options.secretFile, 0o600);
+  // Written whole to a new 0600 file beside it, then renamed: whatever watches for the file (a secret
+  // manager's agent) never reads it empty or half written, and a file that was there is replaced, mode and all.
+  const temporary = `${options.secretFile}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    await rename(temporary, options.secretFile);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
   return { printed: false, secretFile: options.secretFile };
 }
 
