@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -27,10 +26,6 @@ export default defineConfig({
     globals: true,
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', 'test/.tmp/**'],
-    // Most test files spend their time waiting on sockets, child processes, Redis, PostgreSQL and RabbitMQ,
-    // not computing: vitest's default of one worker per core less one runs them one at a time on two cores.
-    // `--maxWorkers` on the command line still overrides this.
-    maxWorkers: availableParallelism() + 2,
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // CI reads the pass/fail counts for its closing line from this report.
