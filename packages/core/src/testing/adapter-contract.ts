@@ -1,5 +1,6 @@
 import {
   answerRows,
+  asSentRows,
   failureRows,
   handoverRows,
   refusalRows,
@@ -26,6 +27,7 @@ export function runAdapterContract(
   describe(`adapter contract: ${name}`, () => {
     answerRows(rows);
     handoverRows(rows);
+    asSentRows(rows);
     refusalRows(rows);
     failureRows(rows);
     overloadRows(rows);
