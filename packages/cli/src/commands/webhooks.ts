@@ -6,6 +6,11 @@ import { eventTypeList } from '../options.js';
 import { print } from '../output.js';
 import { registerWebhooksFromCode } from './webhooks-ops.js';
 
+const withApi = (cmd: Command) =>
+  cmd
+    .option('--base-url <url>', 'service address (default $SMS_API_BASE_URL)')
+    .option('--json', 'print the API response as JSON');
+
 export function registerWebhooks(program: Command, io: CliIo): void {
   const webhooks = program
     .command('webhooks')
@@ -14,11 +19,15 @@ export function registerWebhooks(program: Command, io: CliIo): void {
       'after',
       '\nEnvironment:\n  SMS_API_KEY        API key, sent only to the token exchange\n  SMS_API_BASE_URL   service address (or --base-url)',
     );
-  const withApi = (cmd: Command) =>
-    cmd
-      .option('--base-url <url>', 'service address (default $SMS_API_BASE_URL)')
-      .option('--json', 'print the API response as JSON');
+  registerCreate(webhooks, io);
+  registerList(webhooks, io);
+  registerDelete(webhooks, io);
+  registerDeliveries(webhooks, io);
+  registerTest(webhooks, io);
+  registerWebhooksFromCode(webhooks, io);
+}
 
+function registerCreate(webhooks: Command, io: CliIo): void {
   withApi(
     webhooks.command('create').description('Register a URL for some event types; prints the secret once.'),
   )
@@ -40,7 +49,9 @@ export function registerWebhooks(program: Command, io: CliIo): void {
         ]);
       },
     );
+}
 
+function registerList(webhooks: Command, io: CliIo): void {
   withApi(webhooks.command('list').description('List the webhooks of this workspace.')).action(
     async (options: ApiOptions) => {
       const list = await clientFor(io, options).listWebhooks();
@@ -54,14 +65,18 @@ export function registerWebhooks(program: Command, io: CliIo): void {
       );
     },
   );
+}
 
+function registerDelete(webhooks: Command, io: CliIo): void {
   withApi(
     webhooks.command('delete').description('Delete a webhook.').argument('<webhook_id>', 'wh_…'),
   ).action(async (id: string, options: ApiOptions) => {
     await clientFor(io, options).deleteWebhook(id);
     print(io, options, { id, deleted: true }, () => `Deleted ${id}.`);
   });
+}
 
+function registerDeliveries(webhooks: Command, io: CliIo): void {
   withApi(
     webhooks
       .command('deliveries')
@@ -78,7 +93,9 @@ export function registerWebhooks(program: Command, io: CliIo): void {
           ),
     );
   });
+}
 
+function registerTest(webhooks: Command, io: CliIo): void {
   withApi(
     webhooks
       .command('test')
@@ -88,6 +105,4 @@ export function registerWebhooks(program: Command, io: CliIo): void {
     const result = await clientFor(io, options).testWebhook(id);
     print(io, options, result ?? { accepted: true }, () => `Test event queued for ${id}.`);
   });
-
-  registerWebhooksFromCode(webhooks, io);
 }
