@@ -11,6 +11,15 @@ interface Skippable {
   skip?: (note?: string) => void;
 }
 
+/** Registers one row of `inspect`: `fn` gets the store's `inspect` and the store. */
+type InspectRow = (
+  title: string,
+  fn: (
+    inspect: (k: string) => ReturnType<NonNullable<DedupeStore['inspect']>>,
+    store: DedupeStore,
+  ) => Promise<void>,
+) => void;
+
 /**
  * The rows of the optional `inspect` (what the audit reads), part of `runDedupeStoreContract`. A store
  * without it gets each row skipped with its name in the note, where the runner can skip from inside a test.
@@ -20,13 +29,7 @@ export function inspectContract(
   makeStore: () => DedupeStore | Promise<DedupeStore>,
   { it }: TestApi,
 ): void {
-  const row = (
-    title: string,
-    fn: (
-      inspect: (k: string) => ReturnType<NonNullable<DedupeStore['inspect']>>,
-      store: DedupeStore,
-    ) => Promise<void>,
-  ) =>
+  const row: InspectRow = (title, fn) =>
     // A rest parameter keeps the function's length 0: jest and mocha take a declared one for `done`.
     it(`inspect: ${title}`, async function (this: Skippable | undefined, ...args: Skippable[]) {
       const store = await makeStore();
@@ -38,7 +41,13 @@ export function inspectContract(
       }
       await fn((k) => store.inspect!(k), store);
     });
+  stateRows(row);
+  inspectManyRows(row);
+  keepDeliveryRows(row);
+}
 
+/** What `inspect` reads for each state a key can be in, and that reading changes none of them. */
+function stateRows(row: InspectRow): void {
   row('knows nothing of a key never claimed', async (inspect) => {
     assert.equal(await inspect(key()), undefined);
   });
@@ -99,7 +108,10 @@ export function inspectContract(
       assert.equal(await inspect(`${k}_other`), undefined);
     }
   });
+}
 
+/** `inspectMany`, when the store has it: `inspect`'s answers in order, for a batch as large as the audit's. */
+function inspectManyRows(row: InspectRow): void {
   row(
     'inspectMany (when the store has it) answers each key in order, as inspect does',
     async (inspect, store) => {
@@ -129,7 +141,10 @@ export function inspectContract(
       assert.equal(states.filter((s) => s === undefined).length, 490);
     },
   );
+}
 
+/** `keepDelivery` and `keptDelivery`, when the store has them: the last delivery kept, for its retention. */
+function keepDeliveryRows(row: InspectRow): void {
   row(
     'keepDelivery (when the store has it) keeps a delivery for retainMs, replaced by a later one',
     async (_inspect, store) => {
