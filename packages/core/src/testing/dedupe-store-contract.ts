@@ -1,8 +1,10 @@
+import { claimWithOrderContract } from './claim-with-order-contract.js';
 import type { StoreFactory } from './dedupe-store-kit.js';
 import { noRenewRows, renewRefusalRows, renewRows } from './dedupe-store-renew.js';
 import { claimRows, keyRows, leaseRows } from './dedupe-store-rows.js';
 import { inspectContract } from './inspect-contract.js';
-import { claimWithOrderContract, orderContract, orderRuleContract } from './order-contract.js';
+import { orderContract } from './order-contract.js';
+import { orderRuleContract } from './order-rule-contract.js';
 import { resolveTestApi, type TestApi } from './test-api.js';
 
 export type { StoreFactory } from './dedupe-store-kit.js';
