@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,12 +15,10 @@ export const pnpm = (args: string[], cwd = root) =>
     ? run(process.execPath, [process.env.npm_execpath, ...args], cwd)
     : run('pnpm', args, cwd);
 
-/** `pnpm pack` of packages/<dir> into `dest` (workspace:^ ranges become versions); the tarball's path. */
-export function pack(dir: string, dest: string): string {
-  return pnpm(['pack', '--pack-destination', dest], join(root, 'packages', dir))
-    .trim()
-    .split('\n')
-    .pop()!;
+/** The tarball `pnpm tarballs` wrote for packages/<dir> (workspace:^ ranges already versions). */
+export function tarball(dir: string): string {
+  const { name, version } = JSON.parse(readFileSync(join(root, 'packages', dir, 'package.json'), 'utf8'));
+  return join(root, 'tarballs', `${name.replace('@', '').replace('/', '-')}-${version}.tgz`);
 }
 
 function link(target: string, at: string): void {

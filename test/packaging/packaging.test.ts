@@ -1,16 +1,17 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createTestDelivery } from '@sms-webhooks/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../runtimes/workerd.js';
 import { adaptersExpected, adaptersProgram } from './adapters-program.js';
-import { bin, installTarball, pack, pnpm, root, run } from './consumer.js';
+import { bin, installTarball, pnpm, root, run, tarball } from './consumer.js';
 import { bundleFor, EDGE_LIGHT_CONDITIONS, readmeWorker, WRANGLER_CONDITIONS } from './web-build.js';
 
 const packages = readdirSync(join(root, 'packages')).sort();
 const STALE = 'sms-webhooks-removed-0.0.1.tgz';
+const license = readFileSync(join(root, 'LICENSE'), 'utf8');
 // Bundled into each package's build, never published (internal/package.json).
 const PRIVATE = '@sms-webhooks/internal';
 
@@ -38,7 +39,16 @@ describe('published packages', () => {
     mkdirSync(join(root, 'tarballs'), { recursive: true });
     writeFileSync(join(root, 'tarballs', STALE), 'left by an earlier run');
     pnpm(['tarballs:pack']);
+    // attw over each tarball just written (what npm would publish, pnpm's rewritten manifest included),
+    // two at a time while the tests below run: each is one TypeScript program, about 2 s of CPU.
+    const lanes: Promise<unknown>[] = [Promise.resolve(), Promise.resolve()];
+    packages.forEach((name, i) => {
+      const running = lanes[i % 2]!.then(() => attw(name));
+      lanes[i % 2] = running;
+      attwReports.set(name, running);
+    });
   }, 600_000);
+  const attwReports = new Map<string, Promise<AttwRun>>();
 
   it('builds a second time over its own output', () => {
     expect(secondBuild.output).not.toMatch(/error TS\d+/);
@@ -54,16 +64,11 @@ describe('published packages', () => {
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       const { messages } = await publint({ pkgDir: dir, strict: true });
       expect(messages.map((m) => formatMessage(m, pkg))).toEqual([]);
-      // Every resolution mode (node10, node16 from CJS and from ESM, bundler), every subpath.
-      // attw exits 1 when it finds a problem: read its report either way, so the test shows the problems.
-      // Asset subpaths (postgres's ./migration.sql) are files to read, not modules for TypeScript to type.
-      const assets = Object.keys(pkg.exports ?? {}).filter((key) => /\.(sql|css|txt)$/.test(key));
-      const exclude = assets.length > 0 ? ['--exclude-entrypoints', ...assets] : [];
-      const args = ['--pack', dir, '--profile', 'strict', '--format', 'json', ...exclude];
-      const attw = spawnSync(bin('attw'), args, { encoding: 'utf8', timeout: 240_000 }).stdout;
-      const report = JSON.parse(attw.slice(attw.indexOf('{')));
-      expect(report.analysis?.problems ?? []).toEqual([]);
-      // attw packs and analyses the package: 20 to 40 s each on two loaded cores, past vitest's 20 s default.
+      const { stdout, stderr } = await attwReports.get(name)!;
+      const json = stdout.indexOf('{');
+      const report: AttwReport | null = json < 0 ? null : JSON.parse(stdout.slice(json));
+      expect(report?.analysis?.entrypoints, `attw printed no report:\n${stdout}\n${stderr}`).toBeDefined();
+      expect(report?.analysis?.problems ?? []).toEqual([]);
     },
     240_000,
   );
@@ -73,7 +78,7 @@ describe('published packages', () => {
     beforeAll(() => {
       consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-consumer-'));
       writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-      installTarball(consumer, 'core', pack('core', consumer));
+      installTarball(consumer, 'core', tarball('core'));
     }, 120_000);
     afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
@@ -146,7 +151,7 @@ describe('published packages', () => {
     beforeAll(() => {
       consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-adapters-'));
       writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-      for (const dir of adapters) installTarball(consumer, dir, pack(dir, consumer));
+      for (const dir of adapters) installTarball(consumer, dir, tarball(dir));
     }, 120_000);
     afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
@@ -200,23 +205,17 @@ describe('published packages', () => {
       );
     });
 
-    it('wrote one tarball per package and nothing else, with no workspace: range left for npm to refuse', () => {
+    it('wrote one tarball per package and nothing else, each with the LICENSE and no workspace: range left for npm to refuse', () => {
       expect(readdirSync(join(root, 'tarballs')).sort()).toEqual(
-        packages
-          .map((name) => JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')))
-          .map((pkg) => `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`)
-          .sort(),
+        packages.map((name) => basename(tarball(name))).sort(),
       );
       for (const name of packages) {
         const pkg = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'));
-        const tgz = join(
-          root,
-          'tarballs',
-          `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`,
-        );
+        const tgz = tarball(name);
         const packed = run('tar', ['-xzOf', tgz, 'package/package.json']);
         expect(packed, tgz).not.toContain('workspace:');
         expect(JSON.parse(packed).name).toBe(pkg.name);
+        expect(run('tar', ['-xzOf', tgz, 'package/LICENSE']), `${tgz}: the LICENSE`).toBe(license);
       }
     });
 
@@ -247,10 +246,8 @@ describe('published packages', () => {
     it('installs the CLI with its packed dependencies, and it runs', () => {
       const consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-cli-'));
       try {
-        for (const dir of ['core', 'client', 'ops', 'emulator', 'cli']) {
-          const tgz = readdirSync(join(root, 'tarballs')).find((f) => f.startsWith(`sms-webhooks-${dir}-`));
-          installTarball(consumer, dir, join(root, 'tarballs', tgz!));
-        }
+        for (const dir of ['core', 'client', 'ops', 'emulator', 'cli'])
+          installTarball(consumer, dir, tarball(dir));
         const cli = join(consumer, 'node_modules', '@sms-webhooks', 'cli', 'dist', 'bin.js');
         expect(run(process.execPath, [cli, '--version'], consumer)).toBe('0.1.0\n');
         expect(
@@ -268,7 +265,7 @@ describe('published packages', () => {
     beforeAll(() => {
       consumer = mkdtempSync(join(tmpdir(), 'sms-webhooks-web-build-'));
       writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
-      for (const dir of ['core', 'web']) installTarball(consumer, dir, pack(dir, consumer));
+      for (const dir of ['core', 'web']) installTarball(consumer, dir, tarball(dir));
     }, 120_000);
     afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
@@ -357,3 +354,32 @@ describe('published packages', () => {
     }, 180_000);
   });
 });
+
+interface AttwRun {
+  stdout: string;
+  stderr: string;
+}
+
+interface AttwReport {
+  analysis?: { problems?: unknown[]; entrypoints?: Record<string, unknown> };
+}
+
+/**
+ * attw on one package's tarball: every resolution mode (node10, node16 from CJS and from ESM, bundler),
+ * every subpath. It exits 1 when it finds a problem: its report is read either way, so the test shows the
+ * problems. Asset subpaths (postgres's ./migration.sql) are files to read, not modules for TypeScript.
+ */
+function attw(name: string): Promise<AttwRun> {
+  const pkg = JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8'));
+  const assets = Object.keys(pkg.exports ?? {}).filter((key) => /\.(sql|css|txt)$/.test(key));
+  const exclude = assets.length > 0 ? ['--exclude-entrypoints', ...assets] : [];
+  const args = [tarball(name), '--profile', 'strict', '--format', 'json', ...exclude];
+  return new Promise((resolve) => {
+    execFile(
+      bin('attw'),
+      args,
+      { encoding: 'utf8', timeout: 240_000, maxBuffer: 64 << 20 },
+      (_, stdout, stderr) => resolve({ stdout, stderr }),
+    );
+  });
+}
