@@ -70,3 +70,26 @@ export function fold(records: WebhookDelivery[]) {
     createdAt: byTime[0]!.created_at,
   };
 }
+
+/** The records an audit covers, grouped by event; the test deliveries and those older than `oldest` counted apart. */
+export function coveredRecords(records: readonly WebhookDelivery[], oldest: number) {
+  let leftOut = 0;
+  let tests = 0;
+  const covered: WebhookDelivery[] = [];
+  const byEvent = new Map<string, WebhookDelivery[]>();
+  for (const record of records) {
+    if (record.test || record.event_type === 'webhook.test') {
+      tests++;
+      continue;
+    }
+    if (Date.parse(record.created_at) < oldest) {
+      leftOut++;
+      continue;
+    }
+    covered.push(record);
+    const list = byEvent.get(record.event_id) ?? [];
+    list.push(record);
+    byEvent.set(record.event_id, list);
+  }
+  return { covered, byEvent, leftOut, tests };
+}

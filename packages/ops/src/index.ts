@@ -1,12 +1,12 @@
+export { auditWebhook } from './audit.js';
+export type { AuditOptions } from './audit-options.js';
 export {
   AUDIT_CATEGORIES,
   type AuditCategory,
   type AuditedEvent,
-  type AuditOptions,
   type AuditReport,
-  auditWebhook,
   type FailedJobInfo,
-} from './audit.js';
+} from './audit-report.js';
 export { type CoverageReport, checkCoverage, type HandledTypes } from './coverage.js';
 export type { PublicWebhook, WebhookDeclaration } from './declaration.js';
 export { OpsError, type OpsErrorCode } from './errors.js';
