@@ -39,12 +39,17 @@ export interface PositiveOption {
   owner?: string;
   /** Whole numbers only (milliseconds, bytes, counts). */
   integer?: boolean;
+  /** 0 is allowed too: '0 or a positive integer' (a retry count, a wait that may be none). */
+  zero?: boolean;
   /** Said after the rule, e.g. 'milliseconds, such as 10000 (the default)'. */
   unit?: string;
   code?: string;
 }
 
-/** A positive (finite, > 0) number, or the fallback when undefined. NaN is refused: see verifySignature. */
+/**
+ * A positive (finite, > 0) number, or 0 too with `zero`; the fallback when undefined. NaN is refused: see
+ * verifySignature.
+ */
 export function positiveOption(
   name: string,
   value: unknown,
@@ -53,14 +58,15 @@ export function positiveOption(
 ): number {
   if (value === undefined) return fallback;
   const integer = rules?.integer === true;
+  const zero = rules?.zero === true;
   if (
     typeof value !== 'number' ||
     !Number.isFinite(value) ||
-    value <= 0 ||
+    (zero ? value < 0 : value <= 0) ||
     (integer && !Number.isInteger(value))
   ) {
     const unit = rules?.unit ? ` of ${rules.unit}` : '';
-    const rule = `a positive ${integer ? 'integer' : 'number'}${unit}`;
+    const rule = `${zero ? '0 or a positive' : 'a positive'} ${integer ? 'integer' : 'number'}${unit}`;
     throw optionError(
       rules?.owner ?? 'sms-webhooks',
       `\`${name}\` must be ${rule}, got ${describeValue(value)}.`,

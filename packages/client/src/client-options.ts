@@ -1,4 +1,9 @@
-import { describeValue, numberOption, optionError } from './option-checks.js';
+import { describeValue, optionError, positiveOption } from '@sms-webhooks/internal';
+
+const OWNER = '@sms-webhooks/client';
+
+/** A configuration mistake, coded as every package's are. */
+const mistake = (message: string) => optionError(OWNER, message);
 
 /** What {@link createClient} needs: the API key and the service's address; the rest has defaults. */
 export interface ClientOptions {
@@ -31,7 +36,7 @@ const TOKEN_LIFETIME_MS = 48 * 3_600_000;
 function checkRefreshMargin(value: unknown): number {
   if (value === undefined) return 5 * 60_000;
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= TOKEN_LIFETIME_MS) {
-    throw optionError(
+    throw mistake(
       `refreshMarginMs must be a number of ms from 0 to below the 48 h token lifetime (${TOKEN_LIFETIME_MS}), got ${describeValue(value)}.`,
     );
   }
@@ -44,33 +49,39 @@ export interface ResolvedClientOptions extends Required<Omit<ClientOptions, 'fet
 
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
   if (typeof options?.apiKey !== 'string' || options.apiKey.trim() === '') {
-    throw optionError('apiKey is required (an sk_live_… or sk_test_… key).');
+    throw mistake('apiKey is required (an sk_live_… or sk_test_… key).');
   }
   if (options.apiKey !== options.apiKey.trim()) {
-    throw optionError(
-      'apiKey has leading or trailing whitespace (a stray newline from a .env file?). Trim it.',
-    );
+    throw mistake('apiKey has leading or trailing whitespace (a stray newline from a .env file?). Trim it.');
   }
   let base: URL;
   try {
     base = new URL(options.baseUrl);
   } catch {
-    throw optionError(
+    throw mistake(
       `baseUrl must be an absolute URL (the service's, or the emulator's http://127.0.0.1:4010), got ${JSON.stringify(options.baseUrl)}.`,
     );
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
-    throw optionError('no global fetch (Node 20+), pass options.fetch.');
+    throw mistake('no global fetch (Node 20+), pass options.fetch.');
   }
   return {
     apiKey: options.apiKey,
     baseUrl: base.href.replace(/\/+$/, ''),
     fetch: fetchImpl,
     refreshMarginMs: checkRefreshMargin(options.refreshMarginMs),
-    maxRetries: numberOption('maxRetries', options.maxRetries, 2, { min: 0, integer: true }),
-    maxRetryWaitMs: numberOption('maxRetryWaitMs', options.maxRetryWaitMs, 60_000, { min: 0, unit: 'ms' }),
-    timeoutMs: numberOption('timeoutMs', options.timeoutMs, 30_000, { min: 1, unit: 'ms' }),
+    maxRetries: positiveOption('maxRetries', options.maxRetries, 2, {
+      owner: OWNER,
+      zero: true,
+      integer: true,
+    }),
+    maxRetryWaitMs: positiveOption('maxRetryWaitMs', options.maxRetryWaitMs, 60_000, {
+      owner: OWNER,
+      zero: true,
+      unit: 'ms',
+    }),
+    timeoutMs: positiveOption('timeoutMs', options.timeoutMs, 30_000, { owner: OWNER, unit: 'ms' }),
     allowInsecureLoopback: options.allowInsecureLoopback ?? false,
     now: options.now ?? Date.now,
   };

@@ -1,7 +1,6 @@
 import { createClient } from '@sms-webhooks/client';
-import { describeValue as coreDescribeValue, positiveOption } from '@sms-webhooks/internal';
+import { positiveOption } from '@sms-webhooks/internal';
 import { describe, expect, it } from 'vitest';
-import { describeValue } from '../src/option-checks.js';
 
 const base = { apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:1' };
 
@@ -24,10 +23,8 @@ describe('the client option checks', () => {
     expect(() => createClient({ ...base, maxRetries: 0, maxRetryWaitMs: 0, timeoutMs: 1 })).not.toThrow();
   });
 
-  // The client has no dependencies, so it mirrors core's checks: same value, same words.
-  it('describes a value as core does', () => {
-    const values = [5000, Number.NaN, '5000', 'x'.repeat(50), 5n, true, null, undefined, [], {}, () => 1];
-    for (const value of values) expect(describeValue(value)).toBe(coreDescribeValue(value));
+  // The shared checks, bundled into the client's build: the same words as every other package's.
+  it('words a mistake as the other packages do', () => {
     expect(() => createClient({ ...base, timeoutMs: '1' as never })).toThrow(
       (() => {
         try {
