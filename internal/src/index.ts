@@ -9,5 +9,6 @@ export {
   type PositiveOption,
   positiveOption,
 } from './option-checks.js';
+export { isPromiseLike } from './promise-like.js';
 export { sampleData } from './sample-data.js';
 export { withTimeout } from './with-timeout.js';

@@ -1,9 +1,9 @@
 import { type Attributes, type Context, context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { AnyWebhookHandler } from '@sms-webhooks/core';
+import { isPromiseLike } from '@sms-webhooks/internal';
 import { ATTR, EVENT, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import type { ObserverShared } from './observer-shared.js';
-import { isPromiseLike } from './promise-like.js';
 import { seconds } from './seconds.js';
 
 /** Where a handler runs: a delivery (its span) or a queued job in a worker (the job's span). */

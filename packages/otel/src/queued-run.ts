@@ -10,11 +10,11 @@ import {
 } from '@opentelemetry/api';
 import type { WebhookHandlerError } from '@sms-webhooks/core';
 import type { HandlerObserver, QueuedRun } from '@sms-webhooks/core/instrumentation';
+import { isPromiseLike } from '@sms-webhooks/internal';
 import { ATTR, MESSAGING_SYSTEM, SPAN } from './attributes.js';
 import { asException, errorMessage, errorType } from './error-type.js';
 import { type HandlerScope, runHandler } from './handler-run.js';
 import type { ObserverShared } from './observer-shared.js';
-import { isPromiseLike } from './promise-like.js';
 import { fromTraceContext } from './trace-context.js';
 
 function isHandlerError(error: unknown): error is WebhookHandlerError {

@@ -1,3 +1,4 @@
+import { isPromiseLike } from '@sms-webhooks/internal';
 import type { AnyWebhookEvent } from '../verify/event-types.js';
 import type { HandlerContext } from './handler-registry.js';
 import type { TraceContext } from './instrumentation.js';
@@ -83,8 +84,6 @@ export class DispatchTimeoutError extends Error {
 /** The hand-off still running behind a dispatch's rejection, if it says so. */
 export function pendingDispatch(error: unknown): Promise<unknown> | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { code, pending } = error as { code?: unknown; pending?: { then?: unknown } };
-  return code === TIMEOUT_CODE && typeof pending?.then === 'function'
-    ? (pending as Promise<unknown>)
-    : undefined;
+  const { code, pending } = error as { code?: unknown; pending?: unknown };
+  return code === TIMEOUT_CODE && isPromiseLike(pending) ? (pending as Promise<unknown>) : undefined;
 }

@@ -1,4 +1,4 @@
-import { describeValue, optionError, positiveOption } from '@sms-webhooks/internal';
+import { describeValue, isPromiseLike, optionError, positiveOption } from '@sms-webhooks/internal';
 import type { Clock } from '../base/clock.js';
 import { describeError } from '../base/describe-error.js';
 import { firstTime } from '../base/log-once.js';
@@ -294,8 +294,8 @@ export class TenantSecrets {
           `the \`tenant\` function threw: ${printable(describeError(error), LOGGED_ERROR_CHARS)}`,
         );
       }
-      if (typeof (tenant as PromiseLike<unknown> | null)?.then === 'function') {
-        (tenant as PromiseLike<unknown>).then(undefined, () => {});
+      if (isPromiseLike(tenant)) {
+        tenant.then(undefined, () => {});
         throw unavailable(
           'the `tenant` function returned a promise: it must return the name at once (a function of params, headers or path); look things up in `secret`, which is held to `secretTimeoutMs`',
         );
