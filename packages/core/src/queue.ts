@@ -4,13 +4,8 @@
 // The worker core the queue packages share, for a transport of your own: each keeps only its engine's
 // transport (ack, retry, fail) around it.
 export { isHandlerError } from './queue/failure-report.js';
-export {
-  createQueueWorker,
-  type JobOutcome,
-  type QueuedJob,
-  type QueueTransport,
-  type QueueWorker,
-} from './queue/queue-worker.js';
+export type { JobOutcome, QueuedJob, QueueTransport } from './queue/queue-transport.js';
+export { createQueueWorker, type QueueWorker } from './queue/queue-worker.js';
 export type { QueuedJobData } from './queue/queued-job.js';
 export type { ClaimPolicy } from './queue/worker-claim.js';
 export type { QueueWorkerOptions, WorkerSettings } from './queue/worker-settings.js';

@@ -1,53 +1,13 @@
 import type { DispatchClaim } from '../receiver/dispatch.js';
 import type { WebhookHandlers } from '../receiver/handler-map.js';
-import { type HeldOrder, JobOrder, type JobTurn, jitteredWaitMs } from '../receiver/job-order.js';
+import { JobOrder } from '../receiver/job-order.js';
 import type { Receiver } from '../receiver/receiver.js';
 import { reportFailure } from './failure-report.js';
-import { type QueuedJobData, toHandlerContext } from './queued-job.js';
-import { type ClaimPolicy, type RunClaim, WorkerClaims } from './worker-claim.js';
+import { type JobRunner, runJob } from './job-run.js';
+import type { JobOutcome, QueuedJob, QueueTransport } from './queue-transport.js';
+import { TrackedWork } from './tracked-work.js';
+import { WorkerClaims } from './worker-claim.js';
 import { type QueueWorkerOptions, type WorkerSettings, workerSettings } from './worker-settings.js';
-
-/** A queue engine's job, as its hooks get it: `data` is what the hand-off stored. */
-export interface QueuedJob {
-  readonly data: QueuedJobData;
-}
-
-/** What a queue engine tells the worker core about its jobs. */
-export interface QueueTransport<J extends QueuedJob> {
-  /** The package (`@sms-webhooks/bullmq`): starts errors and log lines. */
-  readonly owner: string;
-  /** How the job's dedupe claim is kept while it runs. */
-  readonly claims: ClaimPolicy;
-  /** Which lease to raise when another claim holds a finished job's key (logged with the warning). */
-  readonly advice: string;
-  /** Whether jobs carry the receiver's `order` slots: the worker's store must then keep versions. */
-  readonly ordered?: boolean;
-  /** Where a job failed for good stays, for the log line when no hook reports it. */
-  failedFor(job: J): string;
-  /**
-   * An engine that cannot put a running job back without counting an attempt: a job whose object another
-   * job holds waits here, asking again every `orderWaitMs`, for up to `limitMs(job)` (`limit` says what
-   * that is), then the attempt fails. Without it, such a job comes back as a `wait` outcome.
-   */
-  readonly waitInPlace?: {
-    /** How long `job` may wait in place, in ms. */
-    limitMs(job: J): number;
-    /** What that limit is, for the failure's message (`the job's lock duration`). */
-    readonly limit: string;
-  };
-  /** Completes an ordered job whose handlers succeeded (pg-boss: in one transaction); `record` completes its claim. */
-  completeOrdered?(job: J, held: HeldOrder, record: () => Promise<void>): Promise<void>;
-}
-
-/**
- * - `done`: ran, stale, or run already by another copy: acknowledge it.
- * - `wait`: another job holds its claim or its object: put it back for about `waitMs`, counting no attempt.
- * - `failed`: a failed attempt (its claims are let go, `claim` kept for `giveUp`): retry it, or fail it.
- */
-export type JobOutcome =
-  | { readonly action: 'done' }
-  | { readonly action: 'wait'; readonly key: string; readonly waitMs: number }
-  | { readonly action: 'failed'; readonly error: unknown; readonly claim: DispatchClaim | undefined };
 
 /** What `createQueueWorker` returns: a transport calls `run` for each job and acts on its outcome. */
 export interface QueueWorker<J extends QueuedJob> {
@@ -64,12 +24,6 @@ export interface QueueWorker<J extends QueuedJob> {
   stopWaiting(): void;
   /** `stopWaiting`, then resolves once all tracked work settled, `graceMs` after the last. */
   drain(graceMs?: number): Promise<void>;
-}
-
-const DONE: JobOutcome = Object.freeze({ action: 'done' });
-
-function heldClaim({ key, token }: RunClaim): DispatchClaim | undefined {
-  return token === undefined ? undefined : { key, token };
 }
 
 /**
@@ -90,96 +44,27 @@ export function createQueueWorker<J extends QueuedJob>(
   const { owner } = transport;
   const s = workerSettings(source, options, owner, transport.ordered === true);
   const claims = new WorkerClaims(s, transport.claims, transport.advice);
-  const { store, leaseMs, retainMs, logger, orderWaitMs } = s;
+  const { store, leaseMs, retainMs, logger } = s;
   const order = new JobOrder<J>({ store, leaseMs, retainMs, logger, owner, onStale: s.onStale });
-  const tracked = new Set<Promise<unknown>>();
-  let closing = false;
-
-  async function takeTurn(job: J, data: QueuedJobData): Promise<JobTurn> {
-    const wait = transport.waitInPlace;
-    const until = wait === undefined ? 0 : Date.now() + wait.limitMs(job);
-    for (;;) {
-      const turn = await order.turn(data.event, data.order, job);
-      if (turn.action !== 'wait' || wait === undefined) return turn;
-      if (closing || Date.now() >= until) {
-        throw new Error(
-          `${data.event.id} waited for ${turn.key}, which another job holds, ${closing ? 'until the worker closed' : `for ${wait.limit}`}; this attempt ends here.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, jitteredWaitMs(orderWaitMs)));
-    }
-  }
-
-  async function run(job: J): Promise<JobOutcome> {
-    const { data } = job;
-    const claim = await claims.take(data);
-    if (claim === 'completed') return DONE;
-    if (claim === 'in-flight') {
-      return { action: 'wait', key: data.claim?.key ?? data.event.id, waitMs: jitteredWaitMs(orderWaitMs) };
-    }
-    let turn: JobTurn;
-    try {
-      turn = await takeTurn(job, data);
-    } catch (error) {
-      claims.stopRenewing(claim);
-      return { action: 'failed', error, claim: heldClaim(claim) }; // the store failed: retried
-    }
-    if (turn.action === 'wait') {
-      claims.stopRenewing(claim);
-      return { action: 'wait', key: turn.key, waitMs: jitteredWaitMs(orderWaitMs) };
-    }
-    if (turn.action === 'run') {
-      try {
-        await s.run(data.event, toHandlerContext(data), data.traceContext);
-      } catch (error) {
-        await turn.held?.release();
-        return { action: 'failed', error, claim: heldClaim(claim) };
-      } finally {
-        claims.stopRenewing(claim);
-      }
-      const record = () => claims.done(claim, data.event.id);
-      if (turn.held !== undefined && transport.completeOrdered !== undefined) {
-        await transport.completeOrdered(job, turn.held, record);
-        return DONE;
-      }
-      await turn.held?.complete();
-    } else claims.stopRenewing(claim);
-    // Ran, or stale (done for good without running): either way a redelivery of it is a duplicate.
-    await claims.done(claim, data.event.id);
-    return DONE;
-  }
-
-  function track<T>(work: Promise<T>): Promise<T> {
-    tracked.add(work);
-    void work.then(
-      () => tracked.delete(work),
-      () => tracked.delete(work),
-    );
-    return work;
-  }
+  const work = new TrackedWork();
+  const runner: JobRunner<J> = { s, claims, order, transport, closing: () => work.closing };
 
   return {
     settings: s,
-    run,
+    run: (job) => runJob(runner, job),
     giveUp(job, error, claim) {
       const { event, claim: carried } = job.data;
-      return track(
+      return work.track(
         claims
           .release(claim ?? carried, event.id)
           .then(() => reportFailure(s, job, event, error, transport.failedFor(job))),
       );
     },
     extendClaim: (claim, waitMs) => claims.extend(claim, waitMs),
-    track,
+    track: (w) => work.track(w),
     stopWaiting() {
-      closing = true;
+      work.closing = true;
     },
-    async drain(graceMs = 0) {
-      closing = true;
-      do {
-        await Promise.allSettled([...tracked]);
-        if (graceMs > 0) await new Promise((resolve) => setTimeout(resolve, graceMs));
-      } while (tracked.size > 0);
-    },
+    drain: (graceMs) => work.drain(graceMs),
   };
 }
