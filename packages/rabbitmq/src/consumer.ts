@@ -20,6 +20,26 @@ export interface ConsumerOptions {
   track(work: Promise<void>): void;
 }
 
+/** Hands a delivery to `o.handle`, requeued if that fails; `null`: the broker cancelled the consumer. */
+function onMessage(o: ConsumerOptions, channel: ConfirmChannel, msg: ConsumeMessage | null): void {
+  const { topology: t, logger } = o;
+  if (msg === null) {
+    // The broker cancelled the consumer (its queue was deleted): consume again on a fresh channel.
+    logger.error(`${OWNER}: RabbitMQ cancelled the consumer of ${t.queue}.`);
+    void channel.close().catch(() => {});
+    return;
+  }
+  o.track(
+    o.handle(channel, msg).catch((error) => {
+      // The channel closed under it (the broker requeues what was not acked), or a publish failed.
+      logger.error(`${OWNER}: ${msg.properties.messageId} stays queued: ${describe(error)}`);
+      try {
+        channel.nack(msg, false, true);
+      } catch {}
+    }),
+  );
+}
+
 /**
  * Consumes the work queue on a confirm channel of its own, again on a fresh channel when the broker
  * cancels it or the channel closes, and after a reconnect of a recovering connection. Resolves once it
@@ -33,30 +53,12 @@ export async function consume(
   let consumer: { channel: ConfirmChannel; tag: string } | undefined;
   let reopen: ReturnType<typeof setTimeout> | undefined;
 
-  function onMessage(channel: ConfirmChannel, msg: ConsumeMessage | null): void {
-    if (msg === null) {
-      // The broker cancelled the consumer (its queue was deleted): consume again on a fresh channel.
-      logger.error(`${OWNER}: RabbitMQ cancelled the consumer of ${t.queue}.`);
-      void channel.close().catch(() => {});
-      return;
-    }
-    o.track(
-      o.handle(channel, msg).catch((error) => {
-        // The channel closed under it (the broker requeues what was not acked), or a publish failed.
-        logger.error(`${OWNER}: ${msg.properties.messageId} stays queued: ${describe(error)}`);
-        try {
-          channel.nack(msg, false, true);
-        } catch {}
-      }),
-    );
-  }
-
   const channels = new ConfirmChannelSource(
     connection,
     async (channel) => {
       await o.setUp(channel);
       await channel.prefetch(o.prefetch);
-      const { consumerTag } = await channel.consume(t.queue, (msg) => onMessage(channel, msg), {
+      const { consumerTag } = await channel.consume(t.queue, (msg) => onMessage(o, channel, msg), {
         noAck: false,
       });
       consumer = { channel, tag: consumerTag };
