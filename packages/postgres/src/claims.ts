@@ -5,18 +5,21 @@ import { duration } from './store-options.js';
 
 const CLAIM_RESULTS = new Set<string>(['claimed', 'in-flight', 'completed']);
 
+/** A claim's or a renewal's statement values: the stored key, the token, the lease checked. */
+export function leaseValues(key: string, token: string, leaseMs: number): unknown[] {
+  return [storedKey(key), token, duration('leaseMs', leaseMs)];
+}
+
 export async function claim(
   ctx: StoreContext,
   key: string,
   token: string,
   leaseMs: number,
 ): Promise<ClaimResult> {
-  const work = ctx.run('claim', ctx.sql.claim, [storedKey(key), token, duration('leaseMs', leaseMs)]);
-  const rows = await claimRows(ctx, work, key, token);
-  const result = rows[0]?.result;
-  if (typeof result !== 'string' || !CLAIM_RESULTS.has(result)) throw badReply('claim', rows);
+  const work = ctx.run('claim', ctx.sql.claim, leaseValues(key, token, leaseMs));
+  const result = claimResult<ClaimResult>('claim', await claimRows(ctx, work, key, token), CLAIM_RESULTS);
   ctx.claimed();
-  return result as ClaimResult;
+  return result;
 }
 
 export async function complete(
@@ -39,8 +42,7 @@ export async function renew(
   token: string,
   leaseMs: number,
 ): Promise<boolean> {
-  const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
-  return flag(ctx, ctx.run('renew', ctx.sql.renew, values), 'renew', key);
+  return flag(ctx, ctx.run('renew', ctx.sql.renew, leaseValues(key, token, leaseMs)), 'renew', key);
 }
 
 /** The rows of a claim statement, within the time limit; a claim that answers too late is given back. */
@@ -58,6 +60,17 @@ export async function claimRows<T extends { result?: unknown }[]>(
     }
     throw error;
   }
+}
+
+/** The `result` a claim statement answered, one of `results`: any other reply is not the statement's. */
+export function claimResult<R extends string>(
+  operation: string,
+  rows: { result?: unknown }[],
+  results: ReadonlySet<string>,
+): R {
+  const result = rows[0]?.result;
+  if (typeof result !== 'string' || !results.has(result)) throw badReply(operation, rows);
+  return result as R;
 }
 
 /**

@@ -4,7 +4,7 @@ import type {
   OrderClaim,
   OrderClaimResult,
 } from '@sms-webhooks/core/store';
-import { claimRows } from './claims.js';
+import { claimResult, claimRows, leaseValues } from './claims.js';
 import type { Run } from './clients.js';
 import { PostgresStoreError } from './errors.js';
 import { storedKey } from './event-key.js';
@@ -35,9 +35,7 @@ export async function claimOrder(
     ordered(ctx, ctx.run('claimOrder', ctx.order.claimOrder, values)),
     `order claim of ${key.slice(0, 80)}`,
   );
-  const result = rows[0]?.result;
-  if (typeof result !== 'string' || !ORDER_RESULTS.has(result)) throw badReply('claimOrder', rows);
-  return result as OrderClaimResult;
+  return claimResult<OrderClaimResult>('claimOrder', rows, ORDER_RESULTS);
 }
 
 /**
@@ -83,10 +81,9 @@ async function claimBoth(
   ];
   const work = ordered(ctx, ctx.run('claimWithOrder', ctx.order.claimWithOrder, values));
   const rows = await claimRows(ctx, work, key, token);
-  const result = rows[0]?.result;
-  if (typeof result !== 'string' || !BOTH_RESULTS.has(result)) throw badReply('claimWithOrder', rows);
+  const result = claimResult<ClaimWithOrderResult | 'retry'>('claimWithOrder', rows, BOTH_RESULTS);
   ctx.claimed();
-  return result as ClaimWithOrderResult | 'retry';
+  return result;
 }
 
 /**
@@ -174,8 +171,8 @@ export async function renewOrder(
   token: string,
   leaseMs: number,
 ): Promise<boolean> {
-  const values = [storedKey(key), token, duration('leaseMs', leaseMs)];
-  return flag(ctx, ordered(ctx, ctx.run('renewOrder', ctx.order.renewOrder, values)), 'renewOrder', key);
+  const work = ctx.run('renewOrder', ctx.order.renewOrder, leaseValues(key, token, leaseMs));
+  return flag(ctx, ordered(ctx, work), 'renewOrder', key);
 }
 
 /** Advances the object's version with `run`: the store's client, or a handler's transaction. */
