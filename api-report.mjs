@@ -5,9 +5,10 @@
 // API Extractor reads declarations, not sources: one tsc run emits every package's .d.ts into a temporary
 // folder (faster than the packages' tsup builds, and the same on every machine), each package's imports of
 // another (`@sms-webhooks/core`) stay imports of that package, and one TypeScript program serves every entry.
+// That run is `pnpm build`'s own (build-types.ts's emitDeclarations), loaded through tsx: the reports are of
+// the declarations the packages ship.
 //
 //   node api-report.mjs [--out <folder>]   writes <folder>/packages/<package>/etc/*.api.md (default: here)
-import { spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -22,7 +23,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { tsImport } from 'tsx/esm/api';
 import { apiEntryPoints } from './api-entry-points.mjs';
+
+const { emitDeclarations } = await tsImport('./build-types.ts', import.meta.url);
 
 const root = dirname(fileURLToPath(import.meta.url));
 
@@ -41,28 +45,8 @@ export function writeApiReports(out = root) {
   const tmp = mkdtempSync(join(tmpdir(), 'sms-webhooks-api-report-'));
   try {
     const dts = join(tmp, 'dts');
-    writeFileSync(
-      join(tmp, 'tsconfig.json'),
-      JSON.stringify({
-        extends: join(root, 'tsconfig.json'),
-        compilerOptions: {
-          noEmit: false,
-          declaration: true,
-          emitDeclarationOnly: true,
-          outDir: dts,
-          rootDir: root,
-          // Found from the repository, not from this temporary folder.
-          typeRoots: [join(root, 'node_modules/@types')],
-          types: ['node'],
-        },
-        include: [join(root, 'packages/*/src')],
-        exclude: ['**/node_modules', '**/dist'],
-      }),
-    );
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', tmp], {
-      encoding: 'utf8',
-    });
-    if (tsc.status !== 0) throw new Error(`tsc could not emit the declarations:\n${tsc.stdout}${tsc.stderr}`);
+    mkdirSync(dts);
+    emitDeclarations(root, dts);
 
     const declarationOf = (entry) => join(dts, entry.source.replace(/\.ts$/, '.d.ts'));
     // Each package's declarations as an installed package (node_modules/@sms-webhooks/core, its `exports`

@@ -1,9 +1,10 @@
 // Declarations for every package, the second step of `pnpm build` (`tsx build-types.ts`), after each package's
-// tsup has written its JavaScript (`dts: false`). One tsc run emits every package's .d.ts, as api-report.mjs
-// does; each package's are then copied into its dist/ beside the JavaScript: `.d.ts` for the `import`
-// condition, the same with relative imports ending `.cjs` as `.d.cts` for `require`, and for core's Web build
-// (`dist/web/`) a `.d.ts` per Web entry that re-exports its source's. tsup's own `dts` built one TypeScript
-// program per package and build, each reading core again: most of the build's time (README's "Building").
+// tsup has written its JavaScript (`dts: false`). One tsc run emits every package's .d.ts (emitDeclarations,
+// which api-report.mjs runs too); each package's are then copied into its dist/ beside the JavaScript:
+// `.d.ts` for the `import` condition, the same with relative imports ending `.cjs` as `.d.cts` for `require`,
+// and for core's Web build (`dist/web/`) a `.d.ts` per Web entry that re-exports its source's. tsup's own
+// `dts` built one TypeScript program per package and build, each reading core again: most of the build's
+// time (README's "Building").
 //
 //   tsx build-types.ts   writes packages/*/dist/**/*.d.ts and *.d.cts
 import { spawnSync } from 'node:child_process';
