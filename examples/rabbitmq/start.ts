@@ -67,7 +67,9 @@ function notFound(command: string): string {
   );
 }
 
-async function waitForPing(url: string, timeoutMs = 10_000): Promise<void> {
+// A minute: the receiver's first start compiles its TypeScript (tsx), which on a busy machine can take
+// many seconds.
+async function waitForPing(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const ok = await fetch(url).then(

@@ -18,7 +18,7 @@ const tracked = execFileSync('git', ['ls-files', '*README.md'], { cwd: root, enc
   .filter((path) => path !== '' && RUNNABLE.test(readFileSync(join(root, path), 'utf8')));
 
 describe('README coverage', () => {
-  it('every README with a code block to run is run by readme-examples.test.ts', () => {
+  it('every README with a code block to run is run by readme-examples*.test.ts', () => {
     const covered = new Set(READMES.map((r) => r.path));
     const uncovered = tracked.filter((p) => !covered.has(p) && !DEVELOPER_READMES.includes(p));
     expect(uncovered).toEqual([]);

@@ -31,7 +31,7 @@ export interface ReadmeUnderTest {
   endsByCtrlC?: string;
   /**
    * Why its blocks still name the port they listen on (rather than read `PORT` with that default):
-   * readme-examples holds the busy ports (3000, 4010, the blocks' defaults) while every other entry runs.
+   * readme-examples.ts holds the busy ports (3000, 4010, the blocks' defaults) while every other entry runs.
    */
   fixedPort?: string;
   setup(): Promise<ReadmeContext>;
@@ -111,7 +111,7 @@ function expectAllPassed(output: string): void {
 
 const secretFor = (name: string) => `whsec_docs_${name}_0123456789abcdef`;
 
-/** Add a README here to have its code blocks run by readme-examples.test.ts. */
+/** Add a README here to have its code blocks run by readme-examples*.test.ts. */
 export const READMES: ReadmeUnderTest[] = [
   {
     path: 'packages/core/README.md',
