@@ -3,7 +3,7 @@ import type { FailedJobInfo } from '@sms-webhooks/ops';
 import { InvalidArgumentError } from 'commander';
 import { CliError } from './cli-error.js';
 import type { CliIo } from './io.js';
-import { loadPgBoss } from './pg-boss-class.js';
+import { cliPgBoss } from './pg-boss-class.js';
 
 /** Where the receiver's dedupe store is, as `audit` and `replay` take it. */
 export interface StoreOptions {
@@ -74,15 +74,10 @@ async function postgresStore(url: string, options: StoreOptions): Promise<Connec
   if (options.queue === undefined || options.amqpUrl) {
     return { store, close: () => pool.end().catch(() => {}) };
   }
-  const [PgBoss, pgBoss] = await Promise.all([loadPgBoss(), import('@sms-webhooks/pg-boss')]);
-  const boss = new PgBoss({
-    ...connection,
-    schema: options.schema,
-    supervise: false,
-    schedule: false,
-    migrate: false,
-  });
-  boss.on('error', () => {});
+  const [boss, pgBoss] = await Promise.all([
+    cliPgBoss(connection, options.schema),
+    import('@sms-webhooks/pg-boss'),
+  ]);
   const close = async () => {
     await boss.stop({ graceful: false, wait: true }).catch(() => {});
     await pool.end().catch(() => {});

@@ -3,7 +3,7 @@ import { CliError } from '../cli-error.js';
 import type { CliIo } from '../io.js';
 import { eventId, integer } from '../options.js';
 import { print } from '../output.js';
-import { loadPgBoss } from '../pg-boss-class.js';
+import { cliPgBoss } from '../pg-boss-class.js';
 import { terminalText } from '../terminal-text.js';
 
 interface FailedOptions {
@@ -84,21 +84,13 @@ async function bullmqEngine(url: string, options: FailedOptions): Promise<Engine
 
 /** pg-boss's failed jobs, and a PostgresStore on the same database for the replay's claim. */
 async function pgBossEngine(url: string, options: FailedOptions): Promise<Engine> {
-  const [PgBoss, { default: pg }, pgBoss, { PostgresStore }] = await Promise.all([
-    loadPgBoss(),
+  const connection = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 2 };
+  const [boss, { default: pg }, pgBoss, { PostgresStore }] = await Promise.all([
+    cliPgBoss(connection, options.schema),
     import('pg'),
     import('@sms-webhooks/pg-boss'),
     import('@sms-webhooks/postgres'),
   ]);
-  const connection = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, max: 2 };
-  const boss = new PgBoss({
-    ...connection,
-    schema: options.schema,
-    supervise: false,
-    schedule: false,
-    migrate: false,
-  });
-  boss.on('error', () => {});
   const pool = new pg.Pool(connection);
   pool.on('error', () => {});
   const close = async () => {
