@@ -88,8 +88,12 @@ export async function instructionsPerWindow(run: InstructionRun): Promise<number
     // The load runner signs a run's requests before it sends them, and a server under valgrind on a
     // busy machine may take minutes over a few thousand: in runs of CHUNK each signature is fresh
     // (well inside the receiver's 300 s tolerance) when its request arrives.
-    const send = async (amount: number) => {
+    // A starved server (load average 15 and more beside it) now and then drops a connection: the warm-up
+    // sends that run of requests again, a counted window is counted again from zero (at most twice each,
+    // and said on stderr), so a long run is not lost for it.
+    const send = async (amount: number, warmup: boolean) => {
       let sent = 0;
+      let failures = 0;
       while (sent < amount) {
         const r = await run.load.run({
           url,
@@ -98,20 +102,33 @@ export async function instructionsPerWindow(run: InstructionRun): Promise<number
           bodyBytes: 1024,
         });
         if (r.non2xx || r.errors || r.timeouts) {
-          throw new Error(`${run.label}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} time-outs`);
+          const codes = r.errorCodes?.length ? ` (${r.errorCodes.join(', ')})` : '';
+          const message = `${run.label}: ${r.non2xx} non-2xx, ${r.errors} errors${codes}, ${r.timeouts} time-outs`;
+          if (!warmup || ++failures > 2) throw new Error(message);
+          console.error(`${message} in the warm-up: sent again`);
+          continue;
         }
         sent += r.requests;
       }
       return sent;
     };
     // Long enough for the JIT to settle: optimised code is what serves real traffic.
-    await send(run.warmup);
+    await send(run.warmup, true);
     const perRequest: number[] = [];
-    for (let window = 1; window <= (run.windows ?? 5); window++) {
+    let recounts = 0;
+    for (let window = 1; window <= (run.windows ?? 5); ) {
       execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-      const requests = await send(run.requests);
+      let requests: number;
+      try {
+        requests = await send(run.requests, false);
+      } catch (error) {
+        if (++recounts > 2) throw error;
+        console.error(`${(error as Error).message} in window ${window}: counted again`);
+        continue;
+      }
       execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
       perRequest.push(mainThreadInstructions(dir, window) / requests);
+      window++;
     }
     return perRequest;
   } finally {

@@ -25,6 +25,8 @@ export interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** The codes (or messages) of those errors, each once. */
+  errorCodes?: string[];
   timeouts: number;
   /** Requests sent after the pool ran out (they repeat an id): must be 0 for a fair run. */
   reused: number;
@@ -62,6 +64,8 @@ async function run(message: LoadRequest): Promise<LoadResult> {
     ],
     // Without a callback autocannon returns its tracker, which is also a promise of the result.
   }) as unknown as autocannon.Instance & Promise<autocannon.Result>;
+  const errorCodes = new Set<string>();
+  instance.on('reqError', (error: NodeJS.ErrnoException) => errorCodes.add(error.code ?? error.message));
   instance.on('response', () => {
     last = performance.now();
     if (first === 0) first = last;
@@ -77,6 +81,7 @@ async function run(message: LoadRequest): Promise<LoadResult> {
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
+    errorCodes: [...errorCodes],
     timeouts: result.timeouts,
     reused,
   };
