@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirst } from './test/longest-first.js';
 
 const packages = fileURLToPath(new URL('./packages/', import.meta.url));
 const helpers = fileURLToPath(new URL('./test/helpers/', import.meta.url));
@@ -26,8 +28,14 @@ export default defineConfig({
     globals: true,
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**', 'test/.tmp/**'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
+    // One more worker than cores (vitest's default is one fewer): most files spend their time waiting on
+    // sockets, child processes, Redis, PostgreSQL and RabbitMQ, so on CI's two cores one file at a time
+    // left the CPU half idle. A test's time-out is a hang detector: with files side by side, a child
+    // process's start-up on a busy machine takes seconds, so the default is a minute.
+    maxWorkers: availableParallelism() + 1,
+    sequence: { sequencer: LongestFirst },
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     // CI reads the pass/fail counts for its closing line from this report.
     reporters: process.env.CI ? ['default', ['json', { outputFile: '.vitest-report.json' }]] : ['default'],
   },
