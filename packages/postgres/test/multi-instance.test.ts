@@ -63,9 +63,14 @@ it(`3 instances in their own processes, ${EVENTS} events with ${DUPLICATES * 100
 
   // 409 while another instance holds the claim. 503 store_unavailable is the store's statementTimeoutMs
   // (2 s) running out while a claim waits for a pool connection on a loaded machine: the service retries
-  // it, and the late claim is given back. Anything else (a 500, another code) is a defect.
+  // it, and the late claim is given back. A kept-alive connection the instance closed as fetch sent on it
+  // (undici's UND_ERR_SOCKET, or ECONNRESET) is no answer, which the service retries too: the rows below
+  // show it cost nothing, and it stays rare. Anything else (a 500, another code) is a defect.
   const expected = new Set(['200', '409 in_flight', '503 store_unavailable']);
-  expect([...answers.keys()].filter((a) => !expected.has(a))).toEqual([]);
+  const closed = new Set(['0 UND_ERR_SOCKET', '0 ECONNRESET']);
+  expect([...answers.keys()].filter((a) => !expected.has(a) && !closed.has(a))).toEqual([]);
+  const unanswered = [...closed].reduce((n, a) => n + (answers.get(a) ?? 0), 0);
+  expect(unanswered, JSON.stringify(Object.fromEntries(answers))).toBeLessThan(queue.length / 100);
   expect(answers.get('200')).toBe(EVENTS + EVENTS * DUPLICATES);
   const { rows } = await admin.query<{ events: string; rows: string; doubled: string }>(
     `SELECT count(DISTINCT event_id) AS events, count(*) AS rows,

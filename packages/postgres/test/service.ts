@@ -45,7 +45,7 @@ export function deliveries(n: number): TestDelivery<'message.delivered'>[] {
 export interface Answer {
   status: number;
   duplicate: boolean;
-  /** The error code of a refusal (`store_unavailable`, `in_flight`, …). */
+  /** The error code of a refusal (`store_unavailable`, `in_flight`, …), or with status 0 why none came. */
   code?: string;
 }
 
@@ -65,8 +65,11 @@ export async function deliver(
     const answer: Answer = { status: res.status, duplicate: body.duplicate === true };
     if (body.error?.code !== undefined) answer.code = body.error.code;
     return answer;
-  } catch {
-    return { status: 0, duplicate: false };
+  } catch (error) {
+    // No answer: the instance is dead, or the connection closed under the request. The cause's code says
+    // which (ECONNREFUSED, UND_ERR_SOCKET, ...).
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    return { status: 0, duplicate: false, code: String(cause?.code ?? (error as Error).name) };
   }
 }
 
