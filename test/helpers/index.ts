@@ -37,11 +37,15 @@ export function deferred<T = void>() {
 /** Waits `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. */
+/**
+ * Polls until `check` returns a truthy value; fails with `what` after `timeoutMs`. The default is long
+ * (30 s) because it waits on child processes, brokers and servers while other test files run beside this
+ * one: it returns as soon as the check holds, so only a failure waits it out.
+ */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
   what: string,
-  timeoutMs = 15_000,
+  timeoutMs = 30_000,
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
