@@ -10,13 +10,13 @@ import { root } from './run-blocks.js';
 // unexported type in a public signature, an export or member without a doc comment) fails it. This generates
 // it again and compares it with docs/api/.
 
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 420_000 });
 
 const typedoc = (args: string[]) =>
   spawnSync(process.execPath, [join(root, 'node_modules', 'typedoc', 'bin', 'typedoc'), ...args], {
     cwd: root,
     encoding: 'utf8',
-    timeout: 170_000,
+    timeout: 400_000,
   });
 
 /** `@sms-webhooks/core/adapter` for each module subpath of each package's exports. */

@@ -9,7 +9,7 @@ import { root } from './run-blocks.js';
 // packages/<package>/etc/, so a change to the public surface shows in review. This writes them again into a
 // temporary folder and compares.
 
-vi.setConfig({ testTimeout: 180_000 });
+vi.setConfig({ testTimeout: 420_000 });
 
 const STALE =
   'the public API differs from its committed report: run `pnpm api:report`, review and commit packages/*/etc/';
@@ -35,7 +35,7 @@ it('every entry point has a report, and the committed reports are the public sur
   const run = spawnSync(process.execPath, [join(root, 'api-report.mjs'), '--out', out], {
     cwd: root,
     encoding: 'utf8',
-    timeout: 170_000,
+    timeout: 400_000,
   });
   expect(run.status, run.stdout + run.stderr).toBe(0);
   const generated = filesUnder(join(out, 'packages'), 'packages');

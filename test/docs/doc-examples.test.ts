@@ -83,4 +83,4 @@ it('every @example type-checks', () => {
   }
   const diagnostics = output.split(/\n(?=\S)/).filter((d) => d.startsWith('test/.tmp/doc-examples/'));
   expect(diagnostics).toEqual([]);
-}, 180_000);
+}, 420_000);

@@ -58,4 +58,4 @@ it('every ts block of the READMEs in readmes.ts type-checks', () => {
   // The blocks' own errors: the packages' sources they import are the repository-wide tsc's to check.
   const diagnostics = output.split(/\n(?=\S)/).filter((d) => d.startsWith('test/.tmp/docs-types/'));
   expect(diagnostics).toEqual([]);
-}, 180_000);
+}, 420_000);
