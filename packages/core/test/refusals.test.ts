@@ -1,7 +1,8 @@
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
 import type { Refusal } from '@sms-webhooks/core/instrumentation';
+import { VirtualClock } from '@sms-webhooks/core/testing';
 import { SampledLog } from '../src/receiver/sampled-log.js';
-import { captureLogger, secret, sleep } from './helpers.js';
+import { captureLogger, secret } from './helpers.js';
 
 describe('refusals: counted by hooks, sampled in the log', () => {
   it('10,000 bad requests write one log line per code; onRefused sees all 10,000', async () => {
@@ -54,7 +55,8 @@ describe('refusals: counted by hooks, sampled in the log', () => {
 
   it('SampledLog: the first line in full, then one summary per kind per interval, then quiet', async () => {
     const logger = captureLogger();
-    const log = new SampledLog(logger, 40);
+    const clock = new VirtualClock();
+    const log = new SampledLog(logger, clock, 40_000);
     for (let i = 0; i < 500; i++)
       log.warn('signature_mismatch refusals', () => 'delivery refused (signature_mismatch)');
     log.warn('payload_invalid refusals', () => 'delivery refused (payload_invalid)');
@@ -62,24 +64,27 @@ describe('refusals: counted by hooks, sampled in the log', () => {
       'warn sms-webhooks: delivery refused (signature_mismatch)',
       'warn sms-webhooks: delivery refused (payload_invalid)',
     ]);
-    await sleep(70);
+    await clock.advance(39_999);
+    expect(logger.lines).toHaveLength(2);
+    await clock.advance(1);
     expect(logger.lines.slice(2)).toEqual([
-      'warn sms-webhooks: 499 more signature_mismatch refusals in the last 0 s (first one logged in full)',
+      'warn sms-webhooks: 499 more signature_mismatch refusals in the last 40 s (first one logged in full)',
     ]);
-    await sleep(120);
+    await clock.advance(120_000);
     expect(logger.lines).toHaveLength(3);
   });
 
   it('SampledLog: after a whole interval without one, a kind is logged in full again, with its own reason', async () => {
     const logger = captureLogger();
-    const log = new SampledLog(logger, 40);
+    const clock = new VirtualClock();
+    const log = new SampledLog(logger, clock, 40_000);
     for (const reason of ['ECONNREFUSED', 'ECONNREFUSED'])
       log.warn('secret_unavailable refusals', () => `refused: ${reason}`);
-    await sleep(250);
+    await clock.advance(250_000);
     log.warn('secret_unavailable refusals', () => 'refused: timed out');
     expect(logger.lines).toEqual([
       'warn sms-webhooks: refused: ECONNREFUSED',
-      'warn sms-webhooks: 1 more secret_unavailable refusals in the last 0 s (first one logged in full)',
+      'warn sms-webhooks: 1 more secret_unavailable refusals in the last 40 s (first one logged in full)',
       'warn sms-webhooks: refused: timed out',
     ]);
   });

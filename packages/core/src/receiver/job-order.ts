@@ -81,7 +81,7 @@ export class JobOrder<J = unknown> {
 
   constructor(opts: JobOrderOptions<J>) {
     this.#opts = opts;
-    this.#sampled = new SampledLog(opts.logger);
+    this.#sampled = new SampledLog(opts.logger, opts.clock ?? systemClock);
     const store = opts.store;
     this.#leases = new LeaseKeeper(
       { renew: store?.renewOrder?.bind(store) },

@@ -175,7 +175,7 @@ export class WebhookReceiver implements AdapterReceiver {
     const opts = resolveOptions(options);
     this.#opts = opts;
     this.#errors = new ErrorHooks(opts.logger);
-    this.#refusals = new Refusals(this.#errors, opts.instrumentation);
+    this.#refusals = new Refusals(this.#errors, opts.instrumentation, opts.clock);
     const schemas = new SchemaCheck(this.#refusals, this.#errors);
     this.#pipeline = new DeliveryPipeline(opts, this.#registry, this.#refusals, this.#errors, schemas);
     this.handle = this.#pipeline.handle.bind(this.#pipeline);

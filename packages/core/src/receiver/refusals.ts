@@ -1,4 +1,5 @@
 import { optionError } from '@sms-webhooks/internal';
+import type { Clock } from '../base/clock.js';
 import type { ErrorHooks } from './error-hooks.js';
 import type { Instrumentation } from './instrumentation.js';
 import type { ReceiverResponse } from './responses.js';
@@ -31,8 +32,9 @@ export class Refusals {
   constructor(
     readonly errors: ErrorHooks,
     readonly instrumentation: Instrumentation | undefined,
+    clock: Clock,
   ) {
-    this.#sampled = new SampledLog(errors.logger);
+    this.#sampled = new SampledLog(errors.logger, clock);
   }
 
   /** The sampled log, shared with the pipeline's other warnings a sender can repeat. */

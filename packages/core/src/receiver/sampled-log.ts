@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../base/clock.js';
 import type { Logger } from '../base/logger.js';
 
 /** How often a summary line may follow the first line of a kind. */
@@ -9,7 +10,8 @@ export const SUMMARY_INTERVAL_MS = 10_000;
  * whole interval without one, the next is logged in full again (a database down next week shows its own
  * reason, not a count pointing at last week's line). A console
  * logger writing to a pipe is synchronous, so a line per bad request would let any client drive the
- * log volume (4,546 bad requests a second once made 18,211 lines a second).
+ * log volume (4,546 bad requests a second once made 18,211 lines a second). The interval runs on the
+ * receiver's clock, so a test on a `VirtualClock` decides when a summary is due.
  */
 export class SampledLog {
   /** Kinds logged in full and not quiet for a whole interval since. */
@@ -17,10 +19,12 @@ export class SampledLog {
   /** Kinds seen since the last flush. */
   readonly #seen = new Set<string>();
   readonly #suppressed = new Map<string, number>();
-  #timer: ReturnType<typeof setInterval> | undefined;
+  /** Cancels the pending flush; set while any kind is logged or counted. */
+  #cancel: (() => void) | undefined;
 
   constructor(
     readonly logger: Logger,
+    readonly clock: Clock = systemClock,
     readonly intervalMs = SUMMARY_INTERVAL_MS,
   ) {}
 
@@ -33,11 +37,15 @@ export class SampledLog {
     } else {
       this.#suppressed.set(kind, (this.#suppressed.get(kind) ?? 0) + 1);
     }
-    if (this.#timer === undefined) {
-      this.#timer = setInterval(() => this.flush(), this.intervalMs);
-      // A summary is not a reason to keep the process alive.
-      (this.#timer as { unref?: () => void }).unref?.();
-    }
+    // The clock's timers do not keep the process alive: a summary is no reason to.
+    if (this.#cancel === undefined) this.#arm();
+  }
+
+  #arm(): void {
+    this.#cancel = this.clock.setTimer(() => {
+      this.#cancel = undefined;
+      this.flush();
+    }, this.intervalMs);
   }
 
   /** Logs one summary line per kind repeated since the last one; forgets the kinds that were quiet. */
@@ -45,9 +53,9 @@ export class SampledLog {
     for (const kind of this.#logged) if (!this.#seen.has(kind)) this.#logged.delete(kind);
     this.#seen.clear();
     if (this.#logged.size === 0) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-    }
+      this.#cancel?.();
+      this.#cancel = undefined;
+    } else if (this.#cancel === undefined) this.#arm();
     const seconds = Math.round(this.intervalMs / 1000);
     for (const [kind, count] of this.#suppressed) {
       this.logger.warn(
