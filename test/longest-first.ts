@@ -22,6 +22,16 @@ export const LONGEST_FILES = [
   'packages/cli/test/listen-trigger.test.ts',
   'test/reliability/bursts.test.ts',
   'packages/rabbitmq/test/crash.test.ts',
+  // The longest of the files .ci/run runs on Node 22 and 24 as well.
+  'test/reliability/refusal-isolation.test.ts',
+  'packages/pg-boss/test/job-order.test.ts',
+  'test/reliability/refusal-log.test.ts',
+  'examples/nestjs/app.test.ts',
+  'test/adapters/examples.test.ts',
+  'examples/multi-instance/start.test.ts',
+  'test/e2e/listen-loop.test.ts',
+  'packages/pg-boss/test/worker-crash.test.ts',
+  'packages/lambda/test/lambda-runner.test.ts',
 ];
 
 /** vitest's own order, but the files of {@link LONGEST_FILES} first, in that order. */
