@@ -2,7 +2,7 @@ import type { Client } from '@sms-webhooks/client';
 import { type DedupeStore, tenantKey } from '@sms-webhooks/core/store';
 import type { FailedJobInfo } from './audit-report.js';
 import type { HandledTypes } from './coverage.js';
-import { OpsError, optionMistake, positiveMs } from './errors.js';
+import { checkStore, optionMistake, positiveMs } from './errors.js';
 
 /** What {@link auditWebhook} compares: the service's delivery records for the webhook, and the receiver's store. */
 export interface AuditOptions {
@@ -70,17 +70,12 @@ export function checkOptions(options: AuditOptions) {
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw optionMistake('`onProgress` must be a function: (read, total) => void.');
   }
-  if (typeof store?.claim !== 'function') {
-    throw optionMistake(
-      "`store` must be the receiver's dedupe store (MemoryStore, RedisStore, PostgresStore).",
-    );
-  }
-  if (typeof store.inspect !== 'function') {
-    throw new OpsError(
-      'ERR_SMS_OPS_NO_INSPECT',
-      'the store has no inspect(key), so the audit cannot read what it holds. MemoryStore, RedisStore and PostgresStore have it; add it to your store (runDedupeStoreContract checks it).',
-    );
-  }
+  checkStore(
+    store,
+    'inspect',
+    'ERR_SMS_OPS_NO_INSPECT',
+    'the store has no inspect(key), so the audit cannot read what it holds. MemoryStore, RedisStore and PostgresStore have it; add it to your store (runDedupeStoreContract checks it).',
+  );
   if (typeof keyPrefix !== 'string') throw optionMistake('`keyPrefix` must be a string.');
   if (receiver !== undefined && typeof receiver?.handledTypes !== 'function') {
     throw optionMistake('`receiver` must be the receiver (createReceiver), which has handledTypes().');

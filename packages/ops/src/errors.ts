@@ -1,3 +1,4 @@
+import type { DedupeStore } from '@sms-webhooks/core/store';
 import { optionError } from '@sms-webhooks/internal';
 
 /** The stable `code` of an {@link OpsError}: what went wrong, whatever the message says. */
@@ -41,4 +42,22 @@ export function positiveMs(name: string, value: unknown, fallback: number): numb
     throw optionMistake(`\`${name}\` must be a positive number of ms, got ${String(value)}.`);
   }
   return value;
+}
+
+/**
+ * Checks that `store` is the receiver's dedupe store and has `method`, the part of it the operation reads;
+ * a store without it is not an option mistake but a store that cannot serve this operation (`code`).
+ */
+export function checkStore(
+  store: unknown,
+  method: 'inspect' | 'keptDelivery',
+  code: OpsErrorCode,
+  why: string,
+): asserts store is DedupeStore {
+  if (typeof (store as Partial<DedupeStore> | undefined)?.claim !== 'function') {
+    throw optionMistake(
+      "`store` must be the receiver's dedupe store (MemoryStore, RedisStore, PostgresStore).",
+    );
+  }
+  if (typeof (store as DedupeStore)[method] !== 'function') throw new OpsError(code, why);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DedupeStore, Logger, Receiver } from '@sms-webhooks/core';
 import { type AdapterReceiver, LeaseKeeper } from '@sms-webhooks/core/queue';
 import { type KeptDelivery, parseEvent, tenantKey } from '@sms-webhooks/core/store';
-import { OpsError, optionMistake, positiveMs } from './errors.js';
+import { checkStore, optionMistake, positiveMs } from './errors.js';
 
 /**
  * What became of one event:
@@ -84,17 +84,12 @@ function checkOptions(options: ReplayOptions) {
     throw optionMistake('replayEvents({ store, receiver, eventIds }) takes an options object.');
   }
   const { store, receiver, eventIds, tenant, keyPrefix = '', onEvent, logger = console } = options;
-  if (typeof store?.claim !== 'function') {
-    throw optionMistake(
-      "`store` must be the receiver's dedupe store (MemoryStore, RedisStore, PostgresStore).",
-    );
-  }
-  if (typeof store.keptDelivery !== 'function') {
-    throw new OpsError(
-      'ERR_SMS_OPS_NO_KEPT',
-      "the store has no keptDelivery(key), so there is nothing to replay from. MemoryStore, RedisStore and PostgresStore keep deliveries with the receiver's `keepDeliveries: true`.",
-    );
-  }
+  checkStore(
+    store,
+    'keptDelivery',
+    'ERR_SMS_OPS_NO_KEPT',
+    "the store has no keptDelivery(key), so there is nothing to replay from. MemoryStore, RedisStore and PostgresStore keep deliveries with the receiver's `keepDeliveries: true`.",
+  );
   if (typeof (receiver as Partial<AdapterReceiver> | undefined)?.runHandlers !== 'function') {
     throw optionMistake(
       "`receiver` must be the app's receiver (createReceiver), whose handlers run the events.",
