@@ -14,12 +14,12 @@
  * Until issue 48 each figure was one whole process's count with the calls less one without them: the
  * start-up, tens of times the work measured, did not subtract out exactly, and runs moved by up to 20%.
  */
-import { execFileSync, fork } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { arg } from './lib/args.js';
-import { mainThreadInstructions, requireValgrind } from './lib/callgrind.js';
+import { forkUnderCallgrind, mainThreadInstructions, requireValgrind } from './lib/callgrind.js';
 import { nextMessage, request, stopChild } from './lib/child.js';
 import { codeFrom, describeCode, nodeImports } from './lib/code-under-test.js';
 import { median } from './lib/stats.js';
@@ -39,19 +39,11 @@ console.log(
 /** Instructions per call in each window of one process. */
 async function count(contender: string): Promise<number[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sms-webhooks-verify-'));
-  const child = fork(script, [contender], {
-    execPath: 'valgrind',
-    execArgv: [
-      '--tool=callgrind',
-      '-q',
-      '--separate-threads=yes',
-      `--callgrind-out-file=${join(dir, 'cg')}`,
-      process.execPath,
-      '--single-threaded',
-      ...nodeImports(from),
-    ],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  const child = forkUnderCallgrind(script, [contender], dir, [
+    process.execPath,
+    '--single-threaded',
+    ...nodeImports(from),
+  ]);
   try {
     // Node, tsx and Stripe's SDK start about 50 times slower under valgrind, slower still on a loaded machine.
     await nextMessage(child, 'warm', 60 * 60_000);

@@ -3,7 +3,7 @@
  * that does not move with what else the machine is doing. Used by test/bench/instructions.ts (the http
  * suite's servers) and packages/otel/test/bench-instructions.ts (the otel suite's).
  */
-import { execFileSync, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,29 @@ export function mainThreadInstructions(dir: string, dump: number): number {
   const total = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
   if (!total) throw new Error(`no instruction total in ${file}`);
   return Number(total[1]);
+}
+
+/**
+ * Forks `script` (a child speaking lib/child.ts's IPC messages) under callgrind, each thread counted
+ * apart, writing its dumps to `dir`; `nodeArgs` go to Node before the script.
+ */
+export function forkUnderCallgrind(
+  script: string,
+  args: string[],
+  dir: string,
+  nodeArgs: string[],
+): ChildProcess {
+  return fork(script, args, {
+    execPath: 'valgrind',
+    execArgv: [
+      '--tool=callgrind',
+      '-q',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${join(dir, 'cg')}`,
+      ...nodeArgs,
+    ],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
 }
 
 export interface InstructionRun {
@@ -69,18 +92,10 @@ export async function instructionsPerRequest(run: InstructionRun): Promise<numbe
 /** Main-thread instructions per request in each of the `windows` counts, in order. */
 export async function instructionsPerWindow(run: InstructionRun): Promise<number[]> {
   const dir = run.keepDir ?? mkdtempSync(join(tmpdir(), 'sms-webhooks-callgrind-'));
-  const child = fork(fileURLToPath(run.server), [JSON.stringify(run.config)], {
-    execPath: 'valgrind',
-    execArgv: [
-      '--tool=callgrind',
-      '-q',
-      '--separate-threads=yes',
-      `--callgrind-out-file=${join(dir, 'cg')}`,
-      run.node ?? process.execPath,
-      ...(run.imports ?? ['--import', 'tsx']),
-    ],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  const child = forkUnderCallgrind(fileURLToPath(run.server), [JSON.stringify(run.config)], dir, [
+    run.node ?? process.execPath,
+    ...(run.imports ?? ['--import', 'tsx']),
+  ]);
   try {
     // Node and tsx start about 50 times slower under valgrind; on a loaded machine, that can take long.
     const { port } = await nextMessage<{ port: number }>(child, 'ready', 30 * 60_000);
