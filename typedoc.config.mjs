@@ -11,7 +11,7 @@ export default {
   entryPoints: apiEntryPoints().map((entry) => entry.source),
   entryPointStrategy: 'resolve',
   plugin: ['./typedoc-module-names.mjs', 'typedoc-plugin-markdown'],
-  tsconfig: 'tsconfig.json',
+  tsconfig: 'tsconfig.docs.json',
   out: 'docs/api',
   name: 'sms-webhooks API reference',
   readme: 'none',
