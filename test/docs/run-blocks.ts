@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
+import { bundleForNode } from '@sms-webhooks/test-helpers/node-program';
 import ts from 'typescript';
 import type { CodeBlock, Runtime } from './markdown-blocks.js';
 
@@ -138,12 +139,16 @@ function compile(code: string): string {
   }).outputText;
 }
 
-function command(block: CodeBlock, code: string, options: RunOptions): { file: string; args: string[] } {
+async function command(
+  block: CodeBlock,
+  code: string,
+  options: RunOptions,
+): Promise<{ file: string; args: string[] }> {
   mkdirSync(options.dir, { recursive: true });
   if (['sh', 'bash', 'shell'].includes(block.lang)) {
     return { file: 'bash', args: ['-euo', 'pipefail', '-c', code] };
   }
-  // Under the repository root so tsx resolves @sms-webhooks/* to the sources through tsconfig paths.
+  // Under the repository root: its node_modules, and the sources of @sms-webhooks/* (bundled in below).
   // A block that starts with `// <name>.ts` is that file: the blocks after it can import it by name.
   const named = /^\/\/ ([\w.-]+\.ts)\b/.exec(code);
   const file = named
@@ -151,7 +156,11 @@ function command(block: CodeBlock, code: string, options: RunOptions): { file: s
     : join(options.dir, `block-${process.pid}-${block.line}.ts`);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, compile(code));
-  if (options.on === 'node') return { file: process.execPath, args: ['--import', 'tsx', file] };
+  if (options.on === 'node') {
+    // Bundled with the sources beside the block (its node_modules are the reader's): what tsx would run.
+    await bundleForNode(file, `${file}.mjs`);
+    return { file: process.execPath, args: ['--enable-source-maps', `${file}.mjs`] };
+  }
   // Bundled from the sources as that runtime resolves the packages, then run on it (run-on.ts).
   return {
     file: process.execPath,
@@ -171,7 +180,7 @@ export async function runBlock(
   timeoutMs: number,
   options = NODE,
 ): Promise<BlockResult> {
-  const { file, args } = command(block, code, options);
+  const { file, args } = await command(block, code, options);
   const child = spawn(file, args, { cwd: root, env: environment(env), detached: true });
   const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), timeoutMs);
   try {
@@ -192,7 +201,7 @@ export interface Background {
 }
 
 /** Starts a long-running program and resolves once a line of its stdout or stderr matches `until`. */
-export function startBlock(
+export async function startBlock(
   block: CodeBlock,
   code: string,
   until: RegExp,
@@ -200,7 +209,7 @@ export function startBlock(
   timeoutMs: number,
   options = NODE,
 ): Promise<Background> {
-  const { file, args } = command(block, code, options);
+  const { file, args } = await command(block, code, options);
   const child: ChildProcess = spawn(file, args, { cwd: root, env: environment(env), detached: true });
   let output = '';
   const exited = new Promise<number | NodeJS.Signals | null>((r) =>

@@ -1,16 +1,10 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { esbuild, ourSource } from '@sms-webhooks/test-helpers/node-program';
+
+export { esbuild };
+
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WEB_ENTRIES, webPlatform } from '../../packages/core/web-platform.js';
-
-const PACKAGES = fileURLToPath(new URL('../../packages/', import.meta.url));
-
-export interface Esbuild {
-  build(options: Record<string, unknown>): Promise<{ outputFiles: { text: string }[] }>;
-}
-// esbuild as tsup (a dev dependency) has it: the same bundler that makes the published builds.
-export const esbuild = createRequire(createRequire(import.meta.url).resolve('tsup'))('esbuild') as Esbuild;
 
 /** @sms-webhooks/* to the TypeScript sources, as vitest.config.ts maps them (core's Web entries for 'web'). */
 function sources(platform: 'web' | 'node') {
@@ -21,16 +15,11 @@ function sources(platform: 'web' | 'node') {
     }) {
       build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
         const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
-        // What only our packages share: the private package in internal/, outside packages/.
-        if (pkg === 'internal') return { path: `${PACKAGES}../internal/src/index.ts` };
         if (platform === 'web' && pkg === 'core') {
           const entry = sub === undefined ? 'index' : sub === 'adapter' ? 'adapter/index' : sub;
           return { path: WEB_ENTRIES[entry as keyof typeof WEB_ENTRIES] };
         }
-        // A sub-entry is a file (core's store.ts) or a folder with an index.ts (core's adapter/).
-        const file = `${PACKAGES}${pkg}/src/${sub}.ts`;
-        if (sub !== undefined && existsSync(file)) return { path: file };
-        return { path: `${PACKAGES}${pkg}/src/${sub ? `${sub}/` : ''}index.ts` };
+        return { path: ourSource(path)! };
       });
     },
   };

@@ -1,5 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { createTestDelivery, type TestDelivery } from '@sms-webhooks/core';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 import { secret } from '@sms-webhooks/test-helpers/postgres-db';
 import type { InstanceConfig } from './instance.js';
 
@@ -15,8 +16,10 @@ export interface Instance {
 
 /** Forks instance.ts and resolves once it listens. */
 export async function startInstance(config: InstanceConfig): Promise<Instance> {
-  const child = fork(INSTANCE, [JSON.stringify(config)], {
-    execArgv: ['--import', 'tsx'],
+  // Bundled once per test file: the crash tests start a few hundred instances, and tsx's per-module
+  // loader cost each about a second of CPU.
+  const child = fork(await nodeProgram(INSTANCE), [JSON.stringify(config)], {
+    execArgv: ['--enable-source-maps'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
