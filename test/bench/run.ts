@@ -32,7 +32,7 @@ const from = args.includes('--from=build') ? 'build' : 'source';
 if (from === 'build') process.env.BENCH_FROM = 'build';
 
 async function runInChild(id: SuiteId): Promise<SuiteResult> {
-  const child = forkTs(CHILD, [id, profile], ['--expose-gc']);
+  const child = await forkTs(CHILD, [id, profile], ['--expose-gc']);
   const reply = await nextMessage<{ result?: SuiteResult; error?: string }>(child, 'result', 30 * 60_000);
   if (reply.error || !reply.result) throw new Error(`${id} failed: ${reply.error}`);
   return reply.result;

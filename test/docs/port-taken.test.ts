@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 import { createDatabase, type TestDatabase } from '@sms-webhooks/test-helpers/postgres-db';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,7 +109,9 @@ describe.each(EXAMPLES)('examples/%s/%s', (example, file, extra) => {
     try {
       const env: NodeJS.ProcessEnv = { ...process.env, ...extra?.(), PORT: String(port) };
       delete env.HOST; // every address: the one taken
-      const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      // Bundled (test/helpers/node-program.ts): what `tsx <file>` runs, at a fraction of its CPU.
+      const program = await nodeProgram(join(root, 'examples', example, file));
+      const child = spawn(process.execPath, ['--enable-source-maps', program], {
         cwd: join(root, 'examples', example),
         env,
         stdio: ['ignore', 'pipe', 'pipe'],

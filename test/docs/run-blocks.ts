@@ -158,8 +158,8 @@ async function command(
   writeFileSync(file, compile(code));
   if (options.on === 'node') {
     // Bundled with the sources beside the block (its node_modules are the reader's): what tsx would run.
-    await bundleForNode(file, `${file}.mjs`);
-    return { file: process.execPath, args: ['--enable-source-maps', `${file}.mjs`] };
+    const program = await bundleForNode(file, `${file}.bundle`);
+    return { file: process.execPath, args: ['--enable-source-maps', program] };
   }
   // Bundled from the sources as that runtime resolves the packages, then run on it (run-on.ts).
   return {

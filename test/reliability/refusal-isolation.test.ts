@@ -127,7 +127,7 @@ for (const [name, build] of FRAMEWORKS) {
     });
 
     it('server.close() completes after a 413, with nothing else holding the process', async () => {
-      const child = spawnFixture('close-after-refusal.ts', { FRAMEWORK: name });
+      const child = await spawnFixture('close-after-refusal.ts', { FRAMEWORK: name });
       const exited = await child.exited;
       expect(child.messages).toContainEqual({ status: 413 });
       expect(child.messages).toContainEqual({ closed: true });

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function startAndFill(name: string, slowCount: number, env: Record<string, string> = {}) {
   const completions = join(dir, `${name}.log`);
-  const app = spawnFixture('shutdown-server.ts', {
+  const app = await spawnFixture('shutdown-server.ts', {
     WEBHOOK_SECRET: SECRET,
     COMPLETIONS_FILE: completions,
     ...env,

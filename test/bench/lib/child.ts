@@ -1,16 +1,20 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 import { nodeImports } from './code-under-test.js';
 
 /**
- * A TypeScript module in its own Node process with an IPC channel; ours from the sources, or from the
- * published build when BENCH_FROM=build (`pnpm bench --from=build` sets it; children inherit it).
+ * A TypeScript module in its own Node process with an IPC channel; ours from the sources, bundled with
+ * the module once per process (test/helpers/node-program.ts: what tsx runs, without its loader's cost in
+ * each of the dozens of servers a suite starts), or from the published build when BENCH_FROM=build
+ * (`pnpm bench --from=build` sets it; children inherit it).
  */
-export function forkTs(file: URL, args: string[] = [], execArgv: string[] = []): ChildProcess {
-  return fork(fileURLToPath(file), args, {
-    execArgv: [...nodeImports(process.env.BENCH_FROM === 'build' ? 'build' : 'source'), ...execArgv],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+export async function forkTs(file: URL, args: string[] = [], execArgv: string[] = []): Promise<ChildProcess> {
+  const options: ForkOptions = { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] };
+  if (process.env.BENCH_FROM === 'build') {
+    return fork(fileURLToPath(file), args, { ...options, execArgv: [...nodeImports('build'), ...execArgv] });
+  }
+  return fork(await nodeProgram(file), args, { ...options, execArgv: ['--enable-source-maps', ...execArgv] });
 }
 
 /** The next IPC message of `type`; rejects if the child exits first or nothing comes in time. */

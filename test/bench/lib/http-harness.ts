@@ -13,7 +13,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  const child = forkTs(SERVER, [JSON.stringify(config)], ['--expose-gc']);
+  const child = await forkTs(SERVER, [JSON.stringify(config)], ['--expose-gc']);
   const { port } = await nextMessage<{ port: number }>(child, 'ready');
   return { config, child, url: `http://127.0.0.1:${port}/webhooks` };
 }
@@ -28,7 +28,7 @@ export interface LoadRunner {
 }
 
 export async function startLoadRunner(): Promise<LoadRunner> {
-  const child = forkTs(LOAD);
+  const child = await forkTs(LOAD);
   // A loaded machine can take minutes to start a tsx process.
   await nextMessage(child, 'ready', 10 * 60_000);
   return {

@@ -58,7 +58,7 @@ interface Running {
 }
 
 async function start(config: OtelServerConfig): Promise<Running> {
-  const child = forkTs(SERVER, [JSON.stringify(config)], ['--expose-gc']);
+  const child = await forkTs(SERVER, [JSON.stringify(config)], ['--expose-gc']);
   const { port } = await nextMessage<{ port: number }>(child, 'ready');
   return { config, child, url: `http://127.0.0.1:${port}/webhooks` };
 }

@@ -92,7 +92,7 @@ async function startPostgresServer(
   client: 'pg' | 'postgres.js',
   handlerDelayMs?: number,
 ): Promise<PgServer> {
-  const child = forkTs(
+  const child = await forkTs(
     SERVER,
     [JSON.stringify({ url, client, maxBodyBytes: LIMIT, handlerDelayMs })],
     ['--expose-gc'],

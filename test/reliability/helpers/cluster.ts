@@ -28,7 +28,7 @@ export async function startCluster(count: number, env: Record<string, string>): 
     Array.from({ length: count }, async (_, i) => {
       const name = String.fromCharCode(97 + i);
       const handledFile = join(dir, `handled-${name}.log`);
-      const fixture = spawnFixture('redis-instance.ts', { ...env, HANDLED_FILE: handledFile });
+      const fixture = await spawnFixture('redis-instance.ts', { ...env, HANDLED_FILE: handledFile });
       const { port } = (await fixture.waitFor((m) => typeof m.port === 'number', 30_000)) as { port: number };
       return { name, port, fixture, handledFile };
     }),

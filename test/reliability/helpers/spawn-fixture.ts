@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -21,10 +22,13 @@ process.once('exit', () => {
   for (const c of live) c.kill('SIGKILL');
 });
 
-/** Runs a TypeScript fixture in its own Node process (tsx loader; tsconfig paths map workspace packages to src). */
-export function spawnFixture(file: string, env: Record<string, string>): Fixture {
+/**
+ * Runs a TypeScript fixture in its own Node process, bundled with our sources once per test file
+ * (test/helpers/node-program.ts: what tsx runs, without its loader's per-module cost in every process).
+ */
+export async function spawnFixture(file: string, env: Record<string, string>): Promise<Fixture> {
   const path = fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', path], {
+  const child = spawn(process.execPath, ['--enable-source-maps', await nodeProgram(path)], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
