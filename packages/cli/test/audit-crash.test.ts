@@ -28,7 +28,7 @@ describe('sms-webhooks audit after a real crash', () => {
     });
     const env = { SMS_API_KEY: 'sk_test_audit_crash', SMS_API_BASE_URL: await emulator.listen() };
     const prefix = `audit-crash-${randomBytes(4).toString('hex')}:`;
-    const app = startApp('crashing-app.ts', { REDIS_URL: redis.url, STORE_PREFIX: prefix, SECRET });
+    const app = await startApp('crashing-app.ts', { REDIS_URL: redis.url, STORE_PREFIX: prefix, SECRET });
     try {
       const url = await app.printed('url');
       const created = await runCli(

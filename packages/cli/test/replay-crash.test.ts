@@ -47,7 +47,7 @@ async function crashed(store: 'RedisStore' | 'PostgresStore', leaseMs = LEASE_MS
     store === 'RedisStore'
       ? ['--redis-url', redis.url, '--store-prefix', `${name}:`]
       : ['--database-url', db.url, '--table', name];
-  const app = startApp('crashing-app.ts', {
+  const app = await startApp('crashing-app.ts', {
     ...(store === 'RedisStore'
       ? { REDIS_URL: redis.url, STORE_PREFIX: `${name}:` }
       : { DATABASE_URL: db.url, STORE_PREFIX: name }),

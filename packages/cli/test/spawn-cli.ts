@@ -1,14 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { collectOutput, type Finished } from '@sms-webhooks/test-helpers/collect-output';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 import { stateFile } from './helpers.js';
 
 export type { Finished };
 
-/** The repository root: the CLI runs from its TypeScript source through tsx, as `pnpm exec` would. */
+/** The repository root. */
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = ['--import', 'tsx', 'packages/cli/src/bin.ts'];
+/**
+ * The CLI from its TypeScript sources, bundled once per test file (test/helpers/node-program.ts): what
+ * `node --import tsx packages/cli/src/bin.ts` runs, without tsx's loader costing each of the hundreds of
+ * commands these tests run about a second of CPU. A command that names a TypeScript module of the test's
+ * (a receiver, a store) runs with tsx's loader as well, which is what loads that module.
+ */
+const PROGRAM = await nodeProgram(join(root, 'packages/cli/src/bin.ts'));
+const bin = (args: string[]) =>
+  args.some((arg) => /\.[mc]?ts\b/.test(arg))
+    ? ['--import', 'tsx', '--enable-source-maps', PROGRAM]
+    : ['--enable-source-maps', PROGRAM];
 
 function environment(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const base = { ...process.env };
@@ -21,7 +33,9 @@ function environment(env: Record<string, string | undefined>): NodeJS.ProcessEnv
 
 /** Runs `sms-webhooks …` as a real process to its end. */
 export function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Finished> {
-  return collectOutput(spawn(process.execPath, [...BIN, ...args], { cwd: root, env: environment(env) }));
+  return collectOutput(
+    spawn(process.execPath, [...bin(args), ...args], { cwd: root, env: environment(env) }),
+  );
 }
 
 /** A shell pipeline, for what only a pipe shows (`… | head -1`). `$CLI` is the command. */
@@ -29,7 +43,7 @@ export function shell(script: string): Promise<Finished> {
   return collectOutput(
     spawn('bash', ['-c', script], {
       cwd: root,
-      env: { ...environment({}), CLI: `${process.execPath} ${BIN.join(' ')}` },
+      env: { ...environment({}), CLI: `${process.execPath} ${bin([]).join(' ')}` },
     }),
   );
 }
@@ -47,7 +61,7 @@ export interface Running {
 
 /** Starts a long-running command (`listen`, `emulator`) and follows its output line by line. */
 export function start(args: string[], env: Record<string, string | undefined> = {}): Running {
-  const child = spawn(process.execPath, [...BIN, ...args], { cwd: root, env: environment(env) });
+  const child = spawn(process.execPath, [...bin(args), ...args], { cwd: root, env: environment(env) });
   const lines: string[] = [];
   let stderr = '';
   child.stderr!.on('data', (c) => {
