@@ -10,6 +10,10 @@ import { BROKER_URL, handOffReceiver, queueName, secret, sleep, useBroker, waitF
 import { startProxy } from './tcp-proxy.js';
 
 const broker = useBroker();
+// The killed process's claim: the tests check that a redelivery is refused (409) while it holds, and then
+// wait for it to run out. Held for 1.5 s, it ran out before the check now and then on a loaded machine
+// (CI's three runs side by side); 5 s is time enough for the check and little more to wait.
+const LEASE_MS = '5000';
 let server: RedisServer;
 let redis: Redis;
 let store: DedupeStore;
@@ -59,7 +63,7 @@ describe('the receiving process killed with SIGKILL', () => {
       REDIS_URL: server.url,
       QUEUE: queue,
       SECRET: secret,
-      LEASE_MS: '1500',
+      LEASE_MS: LEASE_MS,
       STEP: 'claimed',
       DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
     });
@@ -94,7 +98,7 @@ describe('the receiving process killed with SIGKILL', () => {
       REDIS_URL: server.url,
       QUEUE: queue,
       SECRET: secret,
-      LEASE_MS: '1500',
+      LEASE_MS: LEASE_MS,
       STEP: 'confirmed',
       DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
     });
@@ -137,7 +141,7 @@ describe('the receiving process killed with SIGKILL during the publish, before t
       REDIS_URL: server.url,
       QUEUE: queue,
       SECRET: secret,
-      LEASE_MS: '1500',
+      LEASE_MS: LEASE_MS,
       DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
     });
     try {
