@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DedupeStore } from '@sms-webhooks/core';
+import { type DedupeStore, SmsWebhooksError } from '@sms-webhooks/core';
 import { optionError } from '@sms-webhooks/internal';
 import type { Job, Queue } from 'bullmq';
 import type { WebhookJobData } from './job-data.js';
@@ -51,17 +51,12 @@ export type ReplayErrorCode =
   /** The event's job is not in the failed set (waiting, running, or done). */
   | 'ERR_SMS_BULLMQ_NOT_FAILED';
 
-/** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
-export class ReplayError extends Error {
+/** What {@link replayFailed} throws; `code` says why. Match on `code`, as `SmsWebhooksError` says. */
+export class ReplayError extends SmsWebhooksError<ReplayErrorCode> {
+  /** Its messages begin with `@sms-webhooks/bullmq`. */
+  static override readonly package = '@sms-webhooks/bullmq';
   /** Always `ReplayError`. */
   override readonly name = 'ReplayError';
-  /** What went wrong; see {@link ReplayErrorCode}. */
-  readonly code: ReplayErrorCode;
-
-  constructor(code: ReplayErrorCode, message: string) {
-    super(`@sms-webhooks/bullmq: ${message}`);
-    this.code = code;
-  }
 }
 
 function toFailedEvent(job: Job<WebhookJobData>): FailedEvent {

@@ -4,6 +4,7 @@
 
 export type { Clock } from './base/clock.js';
 export type { Logger } from './base/logger.js';
+export { SmsWebhooksError } from './base/sms-webhooks-error.js';
 export { createReceiver } from './receiver/create-receiver.js';
 export type { DedupeStore } from './receiver/dedupe-store.js';
 export type { StaleHandler } from './receiver/delivery.js';

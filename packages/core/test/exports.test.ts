@@ -14,6 +14,7 @@ describe('entry points', () => {
       [
         'EVENT_TYPES',
         'MemoryStore',
+        'SmsWebhooksError',
         'WebhookHandlerError',
         'WebhookVerificationError',
         'createReceiver',

@@ -1,32 +1,17 @@
+import { SmsWebhooksError } from '@sms-webhooks/core';
 import type { DedupeStore } from '@sms-webhooks/core/store';
 import { optionError } from '@sms-webhooks/internal';
+import type { OpsErrorCode } from './error-codes.js';
 
-/** The stable `code` of an {@link OpsError}: what went wrong, whatever the message says. */
-export type OpsErrorCode =
-  /** An option is missing or wrong; thrown before any request. */
-  | 'ERR_SMS_OPS_OPTIONS'
-  /** The dedupe store has no `inspect`, so the audit cannot read it. */
-  | 'ERR_SMS_OPS_NO_INSPECT'
-  /** No live webhook with that id in this workspace. */
-  | 'ERR_SMS_OPS_NO_WEBHOOK'
-  /** Rotation waited its whole `timeoutMs` and the app never accepted the new secret; the old webhook is kept. */
-  | 'ERR_SMS_OPS_NOT_ACCEPTED'
-  /** The service answered a list the audit cannot read (a record of another shape); names the field. */
-  | 'ERR_SMS_OPS_BAD_ANSWER'
-  /** The store keeps no deliveries (no `keptDelivery`), so there is nothing to replay from. */
-  | 'ERR_SMS_OPS_NO_KEPT';
-
-/** Every failure of this package; match on `code` (the ESM and CJS builds have a class each). Never holds a secret. */
-export class OpsError extends Error {
+/**
+ * Every failure of this package; `code` says which ({@link OpsErrorCode}). Never holds a secret. Match on
+ * `code`, as `SmsWebhooksError` says.
+ */
+export class OpsError extends SmsWebhooksError<OpsErrorCode> {
+  /** Its messages begin with `@sms-webhooks/ops`. */
+  static override readonly package = '@sms-webhooks/ops';
   /** Always `OpsError`. */
   override readonly name = 'OpsError';
-  /** What went wrong; see {@link OpsErrorCode}. */
-  readonly code: OpsErrorCode;
-
-  constructor(code: OpsErrorCode, message: string) {
-    super(`@sms-webhooks/ops: ${message}`);
-    this.code = code;
-  }
 }
 
 const OWNER = '@sms-webhooks/ops';

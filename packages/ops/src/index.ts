@@ -9,7 +9,8 @@ export {
 } from './audit-report.js';
 export { type CoverageReport, checkCoverage, type HandledTypes } from './coverage.js';
 export type { PublicWebhook, WebhookDeclaration } from './declaration.js';
-export { OpsError, type OpsErrorCode } from './errors.js';
+export type { OpsErrorCode } from './error-codes.js';
+export { OpsError } from './errors.js';
 export type { PendingDelivery } from './pending.js';
 export type { ProbeResult } from './probe.js';
 export {

@@ -7,7 +7,8 @@ export {
   type WebhookWorker,
 } from './create-worker.js';
 export { type EnqueueOptions, enqueueTo } from './enqueue-to.js';
-export { PgBossHandOffError, type PgBossHandOffErrorCode } from './errors.js';
+export type { PgBossHandOffErrorCode } from './error-codes.js';
+export { PgBossHandOffError } from './errors.js';
 export {
   type FailedEvent,
   type FailedJobsOptions,

@@ -6,7 +6,8 @@ export type {
   QueryFunction,
   Row,
 } from './clients.js';
-export { PostgresStoreError, type PostgresStoreErrorCode } from './errors.js';
+export type { PostgresStoreErrorCode } from './error-codes.js';
+export { PostgresStoreError } from './errors.js';
 export { MAX_RAW_KEY_BYTES, storedKey } from './event-key.js';
 export { type MigrateOptions, migrate } from './migrate.js';
 export {

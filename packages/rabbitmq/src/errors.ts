@@ -1,27 +1,15 @@
-/** The stable `code` of a {@link RabbitHandOffError}. */
-export type RabbitHandOffErrorCode =
-  /** The broker nacked the message (it could not store it): the receiver answered 503. */
-  | 'ERR_SMS_RABBITMQ_NACKED'
-  /** The message reached no queue (the queue was deleted): the receiver answered 503. */
-  | 'ERR_SMS_RABBITMQ_UNROUTABLE'
-  /** No open connection or channel to the broker right now: the receiver answered 503. */
-  | 'ERR_SMS_RABBITMQ_DISCONNECTED'
-  /** A queue exists with other arguments than these options declare: give every side the same options. */
-  | 'ERR_SMS_RABBITMQ_TOPOLOGY'
-  /** `replayFailed`: no message for that event id in the failed queue (or a list or replay holds it now). */
-  | 'ERR_SMS_RABBITMQ_NO_MESSAGE';
+import { SmsWebhooksError } from '@sms-webhooks/core';
+import type { RabbitHandOffErrorCode } from './error-codes.js';
 
-/** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
-export class RabbitHandOffError extends Error {
+/**
+ * What the RabbitMQ hand-off, its worker and `replayFailed` throw; `code` says why
+ * ({@link RabbitHandOffErrorCode}). Match on `code`, as `SmsWebhooksError` says.
+ */
+export class RabbitHandOffError extends SmsWebhooksError<RabbitHandOffErrorCode> {
+  /** Its messages begin with `@sms-webhooks/rabbitmq`. */
+  static override readonly package = '@sms-webhooks/rabbitmq';
   /** Always `RabbitHandOffError`. */
   override readonly name = 'RabbitHandOffError';
-  /** What went wrong; see {@link RabbitHandOffErrorCode}. */
-  readonly code: RabbitHandOffErrorCode;
-
-  constructor(code: RabbitHandOffErrorCode, message: string, options?: { cause?: unknown }) {
-    super(`@sms-webhooks/rabbitmq: ${message}`, options);
-    this.code = code;
-  }
 }
 
 export function describe(error: unknown): string {

@@ -7,7 +7,8 @@ export {
   type WebhookWorker,
 } from './create-worker.js';
 export { type EnqueueOptions, enqueueTo, type RabbitDispatch } from './enqueue-to.js';
-export { RabbitHandOffError, type RabbitHandOffErrorCode } from './errors.js';
+export type { RabbitHandOffErrorCode } from './error-codes.js';
+export { RabbitHandOffError } from './errors.js';
 export {
   type FailedEvent,
   type FailedQueueOptions,

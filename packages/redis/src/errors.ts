@@ -1,24 +1,14 @@
-/** The stable `code` of a {@link RedisStoreError}. */
-export type RedisStoreErrorCode =
-  /**
-   * Bad constructor options, or a lease or retention that is not a positive number of ms; the message
-   * says which and how to fix it.
-   */
-  | 'ERR_SMS_REDIS_OPTIONS'
-  /** A command did not answer within `commandTimeoutMs`. */
-  | 'ERR_SMS_REDIS_TIMEOUT'
-  /** Redis answered something the scripts never return (a proxy or a wrong server?). */
-  | 'ERR_SMS_REDIS_REPLY';
+import { SmsWebhooksError } from '@sms-webhooks/core';
+import type { RedisStoreErrorCode } from './error-codes.js';
 
-/** Match on `code` rather than `instanceof`: the ESM and CJS builds have a class each. */
-export class RedisStoreError extends Error {
+/**
+ * What `RedisStore` throws: bad options at construction, a command past `commandTimeoutMs`, or a reply its
+ * scripts never give; `code` says which ({@link RedisStoreErrorCode}). Match on `code`, as
+ * `SmsWebhooksError` says.
+ */
+export class RedisStoreError extends SmsWebhooksError<RedisStoreErrorCode> {
+  /** Its messages begin with `@sms-webhooks/redis`. */
+  static override readonly package = '@sms-webhooks/redis';
   /** Always `RedisStoreError`. */
   override readonly name = 'RedisStoreError';
-  /** What went wrong; see {@link RedisStoreErrorCode}. */
-  readonly code: RedisStoreErrorCode;
-
-  constructor(code: RedisStoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(`@sms-webhooks/redis: ${message}`, options);
-    this.code = code;
-  }
 }

@@ -1,4 +1,5 @@
-export { RedisStoreError, type RedisStoreErrorCode } from './errors.js';
+export type { RedisStoreErrorCode } from './error-codes.js';
+export { RedisStoreError } from './errors.js';
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_PREFIX,
