@@ -18,14 +18,20 @@ export const esbuild = createRequire(createRequire(import.meta.url).resolve('tsu
  * private package in internal/, and these helpers. Undefined for a name that is none of ours.
  */
 export function ourSource(specifier: string): string | undefined {
-  const match = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(specifier);
-  if (!match) return undefined;
-  const [, pkg, sub] = match;
+  const ours = ourSpecifier(specifier);
+  if (ours === undefined) return undefined;
+  const { pkg, sub } = ours;
   if (pkg === 'internal') return join(REPO, 'internal/src/index.ts');
   if (pkg === 'test-helpers') return join(REPO, 'test/helpers', `${sub ?? 'index'}.ts`);
-  const file = join(REPO, 'packages', pkg!, 'src', `${sub}.ts`);
+  const file = join(REPO, 'packages', pkg, 'src', `${sub}.ts`);
   if (sub !== undefined && existsSync(file)) return file;
-  return join(REPO, 'packages', pkg!, 'src', sub ? `${sub}/` : '', 'index.ts');
+  return join(REPO, 'packages', pkg, 'src', sub ? `${sub}/` : '', 'index.ts');
+}
+
+/** `{ pkg: 'core', sub: 'adapter' }` for `@sms-webhooks/core/adapter`; undefined for a name not ours. */
+export function ourSpecifier(specifier: string): { pkg: string; sub: string | undefined } | undefined {
+  const match = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(specifier);
+  return match ? { pkg: match[1]!, sub: match[2] } : undefined;
 }
 
 interface ResolveArgs {
@@ -73,8 +79,9 @@ const asTsxRuns = {
       return { path, external: true };
     });
     build.onLoad({ filter: /\.[mc]?ts$/ }, ({ path }) => {
+      // Handed back either way, so esbuild does not read the file a second time.
       const text = readFileSync(path, 'utf8');
-      if (!text.includes('import.meta.')) return undefined;
+      if (!text.includes('import.meta.')) return { contents: text, loader: 'ts' };
       const url = pathToFileURL(path).href;
       const contents = text
         .replaceAll('import.meta.url', JSON.stringify(url))

@@ -1,4 +1,4 @@
-import { esbuild, ourSource } from '@sms-webhooks/test-helpers/node-program';
+import { esbuild, ourSource, ourSpecifier } from '@sms-webhooks/test-helpers/node-program';
 
 export { esbuild };
 
@@ -14,7 +14,7 @@ function sources(platform: 'web' | 'node') {
       onResolve(options: { filter: RegExp }, callback: (args: { path: string }) => { path: string }): void;
     }) {
       build.onResolve({ filter: /^@sms-webhooks\// }, ({ path }) => {
-        const [, pkg, sub] = /^@sms-webhooks\/([a-z-]+)(?:\/([a-z-]+))?$/.exec(path)!;
+        const { pkg, sub } = ourSpecifier(path)!;
         if (platform === 'web' && pkg === 'core') {
           const entry = sub === undefined ? 'index' : sub === 'adapter' ? 'adapter/index' : sub;
           return { path: WEB_ENTRIES[entry as keyof typeof WEB_ENTRIES] };
