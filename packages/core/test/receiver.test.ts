@@ -343,6 +343,32 @@ describe('receiver.handle', () => {
     expect(h).not.toHaveBeenCalled();
   });
 
+  it.each([false, true])(
+    'a delivery runs the handlers registered when it was routed, whatever on() and off() do before they start (onAny: %s)',
+    async (withAny) => {
+      const r = createReceiver({ secret, logger: quiet() });
+      const first = vi.fn();
+      const any = vi.fn();
+      const later = vi.fn();
+      r.on('message.sent', first);
+      if (withAny) r.onAny(any);
+      const d = deliver('message.sent');
+      // 'immediately': answered now, the handlers start on a later turn.
+      expect((await r.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
+      r.off('message.sent', first).off('*', any).on('message.sent', later);
+      await r.drain();
+      expect(first).toHaveBeenCalledTimes(1);
+      expect(any).toHaveBeenCalledTimes(withAny ? 1 : 0);
+      expect(later).not.toHaveBeenCalled();
+      // The next delivery runs what is registered now.
+      const next = deliver('message.sent');
+      expect((await r.handle({ rawBody: next.body, headers: next.headers })).status).toBe(200);
+      await r.drain();
+      expect(later).toHaveBeenCalledTimes(1);
+      expect(first).toHaveBeenCalledTimes(1);
+    },
+  );
+
   it.each([undefined, null])(
     'answers headers: %s with 400 signature_missing instead of rejecting',
     async (headers) => {

@@ -228,7 +228,7 @@ export class HandlerRun {
     } catch (error) {
       return this.#recordFailed(event.id, error);
     }
-    return this.record(d, token, succeeded, retainMs);
+    await this.record(d, token, succeeded, retainMs);
   }
 
   /** The event's own record: completed, or released for a redelivery. Never rejects. */

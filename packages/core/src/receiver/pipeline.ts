@@ -19,6 +19,7 @@ import type {
 } from './delivery.js';
 import type { Dispatch, DispatchedEvent } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
+import type { WebhookHandlerError } from './handler-error.js';
 import {
   type HandlerContext,
   type HandlerRegistry,
@@ -136,7 +137,8 @@ export class DeliveryPipeline {
       const running = this.#running(claimed, place, attempt, verified.secretIndex);
       const { dispatch } = this.opts;
       if (dispatch !== undefined) return await this.#dispatch(running, dispatch);
-      return await this.#respond(running, incoming.waitUntil);
+      if (this.opts.respond === 'after-handlers') return await this.#respondAfter(running);
+      return this.#respondNow(running, incoming.waitUntil);
     } catch (error) {
       // A bug past the claim (not bad input): give the claims back, so the service's retry is not 409.
       if (claimed.held !== undefined) void this.run.finish(claimed, claimed.held, false);
@@ -189,15 +191,17 @@ export class DeliveryPipeline {
     return IGNORED;
   }
 
-  /** 'immediately': ack now and run in the background; 'after-handlers': run, then answer. */
-  async #respond(d: Running, waitUntil: WaitUntil | undefined): Promise<ReceiverResponse> {
-    if (this.opts.respond === 'after-handlers') {
-      const error = await (this.limit?.run(d, false) ?? this.run.runAndFinish(d, false));
-      if (error === undefined) return RECEIVED;
-      return refusal('handler_failed', `A handler failed for ${d.event.id}; the service will retry.`);
-    }
+  /** 'after-handlers': run, then answer. */
+  async #respondAfter(d: Running): Promise<ReceiverResponse> {
+    const error = await (this.limit?.run(d, false) ?? this.run.runAndFinish(d, false));
+    if (error === undefined) return RECEIVED;
+    return refusal('handler_failed', `A handler failed for ${d.event.id}; the service will retry.`);
+  }
+
+  /** 'immediately': ack now and run in the background. Not async: the ack waits for nothing. */
+  #respondNow(d: Running, waitUntil: WaitUntil | undefined): ReceiverResponse {
     // Handlers start on a later turn, so even a synchronous one cannot hold up the ack.
-    const run = laterTurn().then(() => this.limit?.run(d, true) ?? this.run.runAndFinish(d, true));
+    const run = this.#runLater(d);
     this.inFlight.track(d.event.id, run);
     if (waitUntil !== undefined) {
       try {
@@ -208,6 +212,12 @@ export class DeliveryPipeline {
       }
     }
     return RECEIVED;
+  }
+
+  /** An acknowledged delivery's handlers, from a later turn on. */
+  async #runLater(d: Running): Promise<WebhookHandlerError | undefined> {
+    await laterTurn();
+    return await (this.limit?.run(d, true) ?? this.run.runAndFinish(d, true));
   }
 
   /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
