@@ -4,11 +4,12 @@
  * failed on the body reader that unset the HTTP parser's body callback (a parser Node pools for every
  * server and for the `node:http` client) and lingered on an unref'd socket.
  */
+
 import { createServer, get, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { createReceiver, createTestDelivery } from '@sms-webhooks/core';
+import { spawnFixture } from '@sms-webhooks/test-helpers/fixture-process';
 import { FRAMEWORKS, startApp } from './helpers/framework-apps.js';
-import { spawnFixture } from './helpers/spawn-fixture.js';
 
 const secret = 'whsec_isolation0123456789abcdefghij';
 const LIMIT = 1024;
@@ -127,7 +128,9 @@ for (const [name, build] of FRAMEWORKS) {
     });
 
     it('server.close() completes after a 413, with nothing else holding the process', async () => {
-      const child = await spawnFixture('close-after-refusal.ts', { FRAMEWORK: name });
+      const child = await spawnFixture(new URL('./fixtures/close-after-refusal.ts', import.meta.url), {
+        FRAMEWORK: name,
+      });
       const exited = await child.exited;
       expect(child.messages).toContainEqual({ status: 413 });
       expect(child.messages).toContainEqual({ closed: true });

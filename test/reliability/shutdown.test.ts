@@ -2,10 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDelivery } from '@sms-webhooks/core';
+import { spawnFixture } from '@sms-webhooks/test-helpers/fixture-process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runPool } from './helpers/pool.js';
 import { report } from './helpers/scale.js';
-import { spawnFixture } from './helpers/spawn-fixture.js';
 
 const SECRET = 'whsec_shutdown_test_secret_0b1c2d';
 const IN_FLIGHT = 500;
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function startAndFill(name: string, slowCount: number, env: Record<string, string> = {}) {
   const completions = join(dir, `${name}.log`);
-  const app = await spawnFixture('shutdown-server.ts', {
+  const app = await spawnFixture(new URL('./fixtures/shutdown-server.ts', import.meta.url), {
     WEBHOOK_SECRET: SECRET,
     COMPLETIONS_FILE: completions,
     ...env,

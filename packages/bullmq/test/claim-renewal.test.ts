@@ -95,7 +95,7 @@ describe('the worker renews the claim of a job that outlasts the lease', () => {
     const { queueName, store, receiver } = await queueSetUp(redis, { leaseMs: LEASE_MS });
     const d = createTestDelivery('message.delivered', { secret });
     const id = d.event.id;
-    const child = spawnHangingWorker({
+    const child = await spawnHangingWorker({
       url: redis.url,
       queue: queueName,
       workerOptions: fast,

@@ -20,7 +20,7 @@ async function enqueueOne() {
 
 /** Runs the job in a worker process and SIGKILLs that process while the handler is running. */
 async function crashWhileRunning(queueName: string, id: string): Promise<void> {
-  const child = spawnHangingWorker({ url: redis.url, queue: queueName, workerOptions: fast });
+  const child = await spawnHangingWorker({ url: redis.url, queue: queueName, workerOptions: fast });
   try {
     expect(await child.started).toBe(id);
   } finally {

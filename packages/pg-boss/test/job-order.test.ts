@@ -178,7 +178,7 @@ describe.each(MAJORS)('$label', (major) => {
           const m = `msg_kill_${killAt.replace('-', '_')}_${queue}`;
           const sent = status('message.sent', m, 1);
           await receiver.handle({ rawBody: sent.body, headers: sent.headers });
-          const child = spawnOrderedWorker({ url: db.url, queue, killAt, module: db.major.module });
+          const child = await spawnOrderedWorker({ url: db.url, queue, killAt, module: db.major.module });
           try {
             expect(await child.started).toBe(sent.event.id);
           } finally {

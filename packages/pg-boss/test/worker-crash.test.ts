@@ -21,7 +21,7 @@ describe.each(MAJORS)('$label', (major) => {
       const d = createTestDelivery('message.delivered', { secret });
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
 
-      const child = spawnHangingWorker({ url: db.url, queue, module: major.module });
+      const child = await spawnHangingWorker({ url: db.url, queue, module: major.module });
       try {
         expect(await child.started).toBe(d.event.id);
       } finally {
@@ -50,7 +50,7 @@ describe.each(MAJORS)('$label', (major) => {
       });
       const d = createTestDelivery('message.delivered', { secret });
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
-      const child = spawnHangingWorker({ url: db.url, queue, module: major.module });
+      const child = await spawnHangingWorker({ url: db.url, queue, module: major.module });
       try {
         expect(await child.started).toBe(d.event.id);
       } finally {

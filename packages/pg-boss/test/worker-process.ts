@@ -1,14 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { spawnFixture } from '@sms-webhooks/test-helpers/fixture-process';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const FIXTURE = fileURLToPath(new URL('./fixtures/hanging-worker.ts', import.meta.url));
-const ORDERED = fileURLToPath(new URL('./fixtures/ordered-worker.ts', import.meta.url));
-
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
+const FIXTURE = new URL('./fixtures/hanging-worker.ts', import.meta.url);
+const ORDERED = new URL('./fixtures/ordered-worker.ts', import.meta.url);
 
 export interface WorkerProcess {
   /** Resolves with the event id once the handler has started on a job (it then hangs forever). */
@@ -19,9 +12,13 @@ export interface WorkerProcess {
   exited: Promise<void>;
 }
 
-/** `fixtures/hanging-worker.ts` in its own Node process (tsx; tsconfig paths map the packages to src). */
-export function spawnHangingWorker(env: { url: string; queue: string; module: string }): WorkerProcess {
-  return spawnFixture(FIXTURE, { DATABASE_URL: env.url, QUEUE: env.queue, PGBOSS_MODULE: env.module });
+/** `fixtures/hanging-worker.ts` in its own Node process. */
+export function spawnHangingWorker(env: {
+  url: string;
+  queue: string;
+  module: string;
+}): Promise<WorkerProcess> {
+  return worker(FIXTURE, { DATABASE_URL: env.url, QUEUE: env.queue, PGBOSS_MODULE: env.module });
 }
 
 /** Where `fixtures/ordered-worker.ts` kills itself (SIGKILL) in an ordered job's run. */
@@ -36,8 +33,8 @@ export function spawnOrderedWorker(env: {
   queue: string;
   killAt: KillAt;
   module: string;
-}): WorkerProcess {
-  return spawnFixture(ORDERED, {
+}): Promise<WorkerProcess> {
+  return worker(ORDERED, {
     DATABASE_URL: env.url,
     QUEUE: env.queue,
     KILL_AT: env.killAt,
@@ -45,39 +42,10 @@ export function spawnOrderedWorker(env: {
   });
 }
 
-function spawnFixture(file: string, env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  live.add(child);
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      live.delete(child);
-      resolve();
-    }),
-  );
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
-  let out = '';
-  const started = new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /\{"started":("(?:[^"\\]|\\.)*")/.exec(out);
-      if (match) resolve(JSON.parse(match[1]!) as string);
-    });
-    exited.then(() => reject(new Error(`the worker process exited before starting a job:\n${stderr}`)));
-  });
+/** A worker fixture that prints `{"started": <event id>}` once its handler runs. */
+async function worker(file: URL, env: Record<string, string>): Promise<WorkerProcess> {
+  const child = await spawnFixture(file, env);
+  const started = child.printed('started', 60_000).then((message) => message.started as string);
   started.catch(() => {});
-  return {
-    started,
-    exited,
-    async kill() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  return { started, kill: child.kill, exited: child.exited.then(() => undefined) };
 }

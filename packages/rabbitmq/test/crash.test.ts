@@ -2,14 +2,15 @@ import { once } from 'node:events';
 import { createTestDelivery, type DedupeStore } from '@sms-webhooks/core';
 import { createWorker, listFailed, replayFailed } from '@sms-webhooks/rabbitmq';
 import { RedisStore } from '@sms-webhooks/redis';
+import { spawnFixture } from '@sms-webhooks/test-helpers/fixture-process';
 import { type RedisServer, startRedisServer } from '@sms-webhooks/test-helpers/redis-server';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnFixture } from './processes.js';
 import { BROKER_URL, handOffReceiver, queueName, secret, sleep, useBroker, waitFor } from './set-up.js';
 import { startProxy } from './tcp-proxy.js';
 
 const broker = useBroker();
+const fixture = (name: string) => new URL(`./fixtures/${name}.ts`, import.meta.url);
 // The killed process's claim: the tests check that a redelivery is refused (409) while it holds, and then
 // wait for it to run out. Held for 1.5 s, it ran out before the check now and then on a loaded machine
 // (CI's three runs side by side); 5 s is time enough for the check and little more to wait.
@@ -58,7 +59,7 @@ describe('the receiving process killed with SIGKILL', () => {
   }, async () => {
     const queue = broker.removeAfter(queueName());
     const d = createTestDelivery('message.delivered', { secret });
-    const child = spawnFixture('receiving-process', {
+    const child = await spawnFixture(fixture('receiving-process'), {
       AMQP_URL: BROKER_URL,
       REDIS_URL: server.url,
       QUEUE: queue,
@@ -68,7 +69,7 @@ describe('the receiving process killed with SIGKILL', () => {
       DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
     });
     try {
-      await child.printed('step');
+      await child.printed('step', 45_000);
     } finally {
       await child.kill();
     }
@@ -93,7 +94,7 @@ describe('the receiving process killed with SIGKILL', () => {
   }, async () => {
     const queue = broker.removeAfter(queueName());
     const d = createTestDelivery('message.delivered', { secret });
-    const child = spawnFixture('receiving-process', {
+    const child = await spawnFixture(fixture('receiving-process'), {
       AMQP_URL: BROKER_URL,
       REDIS_URL: server.url,
       QUEUE: queue,
@@ -103,7 +104,7 @@ describe('the receiving process killed with SIGKILL', () => {
       DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
     });
     try {
-      await child.printed('step');
+      await child.printed('step', 45_000);
     } finally {
       await child.kill();
     }
@@ -136,7 +137,7 @@ describe('the receiving process killed with SIGKILL during the publish, before t
     broker.onCleanup(() => proxy.close());
     const d = createTestDelivery('message.delivered', { secret });
     const held = proxy.holdFrom(d.event.id, what);
-    const child = spawnFixture('receiving-process', {
+    const child = await spawnFixture(fixture('receiving-process'), {
       AMQP_URL: proxy.url,
       REDIS_URL: server.url,
       QUEUE: queue,
@@ -147,7 +148,7 @@ describe('the receiving process killed with SIGKILL during the publish, before t
     try {
       await Promise.race([
         held,
-        child.printed('answered').then((line) => {
+        child.printed('answered', 60_000).then((line) => {
           throw new Error(`the process answered before the kill: ${JSON.stringify(line)}`);
         }),
       ]);
@@ -208,7 +209,7 @@ describe('the worker process killed with SIGKILL', () => {
   }
 
   async function crashAt(queue: string, step: string, id: string, env: Record<string, string> = {}) {
-    const child = spawnFixture('worker-process', {
+    const child = await spawnFixture(fixture('worker-process'), {
       AMQP_URL: BROKER_URL,
       REDIS_URL: server.url,
       QUEUE: queue,
@@ -216,7 +217,7 @@ describe('the worker process killed with SIGKILL', () => {
       ...env,
     });
     try {
-      expect(await child.printed('step')).toEqual({ step, id });
+      expect(await child.printed('step', 45_000)).toEqual({ step, id });
     } finally {
       await child.kill();
     }

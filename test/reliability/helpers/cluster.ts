@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDelivery, type TestDelivery } from '@sms-webhooks/core';
-import { type Fixture, spawnFixture } from './spawn-fixture.js';
+import { type FixtureProcess, spawnFixture } from '@sms-webhooks/test-helpers/fixture-process';
 
 export interface Instance {
   name: string;
   port: number;
-  fixture: Fixture;
+  fixture: FixtureProcess;
   handledFile: string;
 }
 
@@ -28,7 +28,10 @@ export async function startCluster(count: number, env: Record<string, string>): 
     Array.from({ length: count }, async (_, i) => {
       const name = String.fromCharCode(97 + i);
       const handledFile = join(dir, `handled-${name}.log`);
-      const fixture = await spawnFixture('redis-instance.ts', { ...env, HANDLED_FILE: handledFile });
+      const fixture = await spawnFixture(new URL('../fixtures/redis-instance.ts', import.meta.url), {
+        ...env,
+        HANDLED_FILE: handledFile,
+      });
       const { port } = (await fixture.waitFor((m) => typeof m.port === 'number', 30_000)) as { port: number };
       return { name, port, fixture, handledFile };
     }),
