@@ -1,14 +1,6 @@
 import { createWorker, enqueueTo, type WebhookJob } from '@sms-webhooks/bullmq';
 import { createReceiver, type DedupeStore } from '@sms-webhooks/core';
-import {
-  deliveredWhileSentRuns,
-  expectNewestStatuses,
-  overlapRecorder,
-  STATUSES,
-  sentRetriedAndFinal,
-  shuffled,
-  statusSigner,
-} from '@sms-webhooks/test-helpers/job-order';
+import * as jobOrder from '@sms-webhooks/test-helpers/job-order';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import {
@@ -40,7 +32,7 @@ async function orderedReceiver(queueName: string, attempts = 8) {
     logger: captureLogger(),
     dispatch: enqueueTo(queue, { attempts, backoff: 10 }),
   });
-  receiver.on(STATUSES, () => {
+  receiver.on(jobOrder.STATUSES, () => {
     throw new Error('handlers must not run in the receiver process');
   });
   return { queue, receiver };
@@ -55,7 +47,7 @@ async function orderedWorker(
 ) {
   const store = options.store ?? (await redisStore(redis.url, c));
   const receiver = createReceiver({ secret, store, order: true, logger: captureLogger() });
-  receiver.on(STATUSES, (event) => handler(event as never));
+  receiver.on(jobOrder.STATUSES, (event) => handler(event as never));
   receiver.onStale((event, object) => void stale.push(`${object.key} ${event.type}`));
   return c.add(
     createWorker(receiver, {
@@ -67,21 +59,21 @@ async function orderedWorker(
   );
 }
 
-const status = statusSigner(secret);
+const status = jobOrder.statusSigner(secret);
 
 describe('order: true with enqueueTo (BullMQ): the worker applies the rule', () => {
   it('shuffled status events through two workers end at each message newest status; older ones are stale, and no two of one message run at once', async () => {
     const queueName = uniqueName('order');
     const { queue, receiver } = await orderedReceiver(queueName);
     const messages = Array.from({ length: 12 }, (_, i) => `msg_q${i}_${uniqueName('m')}`);
-    const deliveries = sentRetriedAndFinal(status, messages);
-    for (const d of shuffled(deliveries, 7)) {
+    const deliveries = jobOrder.sentRetriedAndFinal(status, messages);
+    for (const d of jobOrder.shuffled(deliveries, 7)) {
       expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
     }
     const job = await queue.getJob(deliveries[0]!.event.id);
     expect(job?.data.order?.key).toBe(`message:${messages[0]}`);
 
-    const recorder = overlapRecorder();
+    const recorder = jobOrder.overlapRecorder();
     const stale: string[] = [];
     await orderedWorker(queueName, recorder.handler, stale);
     await orderedWorker(queueName, recorder.handler, stale);
@@ -90,7 +82,7 @@ describe('order: true with enqueueTo (BullMQ): the worker applies the rule', () 
       'every job to complete',
     );
 
-    expectNewestStatuses(recorder, messages, deliveries, stale);
+    jobOrder.expectNewestStatuses(recorder, messages, deliveries, stale);
     expect(await queue.getFailedCount()).toBe(0);
     // A stale job is done for good: its redelivery is a duplicate.
     const staleOne = deliveries.find((d) => stale.includes(`message:${d.event.data.id} ${d.event.type}`))!;
@@ -103,7 +95,7 @@ describe('order: true with enqueueTo (BullMQ): the worker applies the rule', () 
     // One attempt: a wait counted as one would fail the job for good.
     const { queue, receiver } = await orderedReceiver(queueName, 1);
     const m = `msg_busy_${uniqueName('m')}`;
-    const { delivered, seen, stale, unblock } = await deliveredWhileSentRuns(
+    const { delivered, seen, stale, unblock } = await jobOrder.deliveredWhileSentRuns(
       receiver,
       status,
       m,

@@ -1,15 +1,7 @@
 import { createReceiver } from '@sms-webhooks/core';
 import { createWorker, enqueueTo, jobIdFor } from '@sms-webhooks/pg-boss';
 import type { PostgresStore } from '@sms-webhooks/postgres';
-import {
-  deliveredWhileSentRuns,
-  expectNewestStatuses,
-  overlapRecorder,
-  STATUSES,
-  sentRetriedAndFinal,
-  shuffled,
-  statusSigner,
-} from '@sms-webhooks/test-helpers/job-order';
+import * as jobOrder from '@sms-webhooks/test-helpers/job-order';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { queueSetUp } from './queue-set-up.js';
@@ -21,7 +13,7 @@ import { type KillAt, spawnOrderedWorker } from './worker-process.js';
  * `order` on the pg-boss hand-off: each job carries its object and version, the worker takes the job's
  * turn before running it, and the version advances in the transaction that completes the job.
  */
-const status = statusSigner(secret);
+const status = jobOrder.statusSigner(secret);
 
 describe.each(MAJORS)('$label', (major) => {
   const db = useDatabase('pgboss_job_order', major);
@@ -41,7 +33,7 @@ describe.each(MAJORS)('$label', (major) => {
         expireInSeconds: 3,
       }),
     });
-    receiver.on(STATUSES, () => {
+    receiver.on(jobOrder.STATUSES, () => {
       throw new Error('handlers must not run in the receiving process');
     });
     return receiver;
@@ -63,7 +55,7 @@ describe.each(MAJORS)('$label', (major) => {
       logger: captureLogger(),
       leaseMs: options.leaseMs,
     });
-    receiver.on(STATUSES, (event) => handler(event as never));
+    receiver.on(jobOrder.STATUSES, (event) => handler(event as never));
     receiver.onStale((event, object) => void stale.push(`${object.key} ${event.type}`));
     const worker = await createWorker(receiver, boss, {
       queue,
@@ -94,11 +86,11 @@ describe.each(MAJORS)('$label', (major) => {
       const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue);
       const messages = Array.from({ length: 10 }, (_, i) => `msg_pg${i}_${queue}`);
-      const deliveries = sentRetriedAndFinal(status, messages);
-      for (const d of shuffled(deliveries, 11)) {
+      const deliveries = jobOrder.sentRetriedAndFinal(status, messages);
+      for (const d of jobOrder.shuffled(deliveries, 11)) {
         expect((await receiver.handle({ rawBody: d.body, headers: d.headers })).status).toBe(200);
       }
-      const recorder = overlapRecorder();
+      const recorder = jobOrder.overlapRecorder();
       const stale: string[] = [];
       await orderedWorker(queue, recorder.handler, stale);
       await orderedWorker(queue, recorder.handler, stale);
@@ -108,7 +100,7 @@ describe.each(MAJORS)('$label', (major) => {
         'every job to complete',
         40_000,
       );
-      expectNewestStatuses(recorder, messages, deliveries, stale);
+      jobOrder.expectNewestStatuses(recorder, messages, deliveries, stale);
       // Every event's record completed, stale ones included: a redelivery is a duplicate.
       for (const d of deliveries) expect(await store.claim(d.event.id, 'probe', 1000)).toBe('completed');
       // No waits were counted as retries.
@@ -122,7 +114,7 @@ describe.each(MAJORS)('$label', (major) => {
       const { boss, store, queue } = await queueSetUp(db, fastBoss(db.major));
       const receiver = orderedReceiver(boss, store, queue, 1);
       const m = `msg_busy_${queue}`;
-      const { sent, delivered, seen, stale, unblock } = await deliveredWhileSentRuns(
+      const { sent, delivered, seen, stale, unblock } = await jobOrder.deliveredWhileSentRuns(
         receiver,
         status,
         m,
