@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '@sms-webhooks/test-helpers/free-port';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 import { cli, type Running, root, start } from '../../packages/cli/test/spawn-cli.js';
 
 // Issue 16's "done when": `sms-webhooks listen --forward-to …` in one shell, the app in another; either
@@ -20,7 +21,7 @@ interface UserApp {
 
 /** The app in its own process, started with the secret pasted from listen's export line. */
 async function startApp(port: number, secret: string): Promise<UserApp> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/e2e/fixtures/user-app.ts'], {
+  const child = spawn(process.execPath, [await nodeProgram(join(root, 'test/e2e/fixtures/user-app.ts'))], {
     cwd: root,
     env: { ...process.env, PORT: String(port), SMS_WEBHOOK_SECRET: secret },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createEmulator, type Emulator } from '@sms-webhooks/emulator';
+import { nodeProgram } from '@sms-webhooks/test-helpers/node-program';
 import { runCli } from './helpers.js';
 
 describe('sms-webhooks webhooks', () => {
@@ -141,7 +143,14 @@ describe('sms-webhooks emulator', () => {
     const root = fileURLToPath(new URL('../../../', import.meta.url));
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'packages/cli/src/bin.ts', 'emulator', '--port', '0', '--time-scale', '1/1000'],
+      [
+        await nodeProgram(join(root, 'packages/cli/src/bin.ts')),
+        'emulator',
+        '--port',
+        '0',
+        '--time-scale',
+        '1/1000',
+      ],
       {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],

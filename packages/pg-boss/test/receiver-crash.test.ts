@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createTestDelivery } from '@sms-webhooks/core';
 import { jobIdFor } from '@sms-webhooks/pg-boss';
+import { spawnFixture } from '@sms-webhooks/test-helpers/fixture-process';
 import { describe, expect, it } from 'vitest';
 import { beforeJobInsert, jobState, queueSetUp } from './queue-set-up.js';
 import { handOffReceiver, MAJORS, secret, useDatabase, waitFor } from './set-up.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const FIXTURE = fileURLToPath(new URL('./fixtures/one-delivery.ts', import.meta.url));
+const FIXTURE = new URL('./fixtures/one-delivery.ts', import.meta.url);
 
 describe.each(MAJORS)('$label', (major) => {
   const db = useDatabase('pgboss_receiver_crash', major);
@@ -21,23 +19,13 @@ describe.each(MAJORS)('$label', (major) => {
       // The insert stalls 2 s inside the hand-off's transaction, so the kill lands while it is open.
       const dropTrigger = await beforeJobInsert(pool, queue, 'stall', 'PERFORM pg_sleep(2); RETURN NEW;');
       const d = createTestDelivery('message.delivered', { secret });
-      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: db.url,
-          QUEUE: queue,
-          SECRET: secret,
-          LEASE_MS: '1500',
-          PGBOSS_MODULE: major.module,
-          DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk;
+      const child = await spawnFixture(FIXTURE, {
+        DATABASE_URL: db.url,
+        QUEUE: queue,
+        SECRET: secret,
+        LEASE_MS: '1500',
+        PGBOSS_MODULE: major.module,
+        DELIVERY: JSON.stringify({ body: d.body, headers: d.headers }),
       });
       try {
         const inserting = async () =>
@@ -48,10 +36,9 @@ describe.each(MAJORS)('$label', (major) => {
           ).rows[0].n > 0;
         await waitFor(inserting, 'the hand-off to be inserting its job', 30_000);
       } finally {
-        child.kill('SIGKILL');
-        await exited;
+        await child.kill();
       }
-      expect(out).not.toMatch(/answered/);
+      expect(child.messages.filter((message) => 'answered' in message)).toEqual([]);
       // The backend finishes its statement, finds its client gone, and rolls back.
       await waitFor(
         async () =>

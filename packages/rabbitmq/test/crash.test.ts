@@ -263,7 +263,7 @@ describe('the worker process killed with SIGKILL', () => {
       'two copies',
     );
     await testWorker(queue, 300);
-    // A new worker process starts first (tsx, a broker connection): slow on a loaded machine.
+    // The next worker (this process's) connects, and the broker hands it the killed one's unacked message.
     await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash', 45_000);
     // The copy in the retry queue comes back after 300 ms and finds the event completed.
     await waitFor(
@@ -281,7 +281,7 @@ describe('the worker process killed with SIGKILL', () => {
     await crashAt(queue, 'failed', d.event.id, { ATTEMPTS: '1', BACKOFF_MS: '300' });
     expect(await listFailed(await broker.connect(), { queue })).toMatchObject([{ eventId: d.event.id }]);
     await testWorker(queue, 300);
-    // A new worker process starts first (tsx, a broker connection): slow on a loaded machine.
+    // The next worker (this process's) connects, and the broker hands it the killed one's unacked message.
     await waitFor(async () => (await ran(d.event.id)) === 2, 'the run after the crash', 45_000);
     await waitFor(async () => (await messages(queue)) === 0, 'the original acked');
     const replay = await replayFailed(await broker.connect(), d.event.id, { queue, store });
