@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import type PgBossClass from 'pg-boss';
 
 /**
@@ -8,7 +10,13 @@ import type PgBossClass from 'pg-boss';
 export async function loadPgBoss(
   specifier = process.env.PGBOSS_MODULE ?? 'pg-boss',
 ): Promise<typeof PgBossClass> {
-  const loaded = (await import(specifier)) as { PgBoss?: typeof PgBossClass; default?: typeof PgBossClass };
+  // Resolved from this file, not from where a fixture's bundle is written (test/.tmp/programs): pg-boss12
+  // is a dependency of this package alone.
+  const file = createRequire(import.meta.url).resolve(specifier);
+  const loaded = (await import(pathToFileURL(file).href)) as {
+    PgBoss?: typeof PgBossClass;
+    default?: typeof PgBossClass;
+  };
   const PgBoss = loaded.PgBoss ?? loaded.default;
   if (typeof PgBoss !== 'function') throw new Error(`${specifier} exports no PgBoss class`);
   return PgBoss;

@@ -19,7 +19,6 @@ import type {
 } from './delivery.js';
 import type { Dispatch, DispatchedEvent } from './dispatch.js';
 import type { ErrorHooks } from './error-hooks.js';
-import type { WebhookHandlerError } from './handler-error.js';
 import {
   type HandlerContext,
   type HandlerRegistry,
@@ -201,7 +200,7 @@ export class DeliveryPipeline {
   /** 'immediately': ack now and run in the background. Not async: the ack waits for nothing. */
   #respondNow(d: Running, waitUntil: WaitUntil | undefined): ReceiverResponse {
     // Handlers start on a later turn, so even a synchronous one cannot hold up the ack.
-    const run = this.#runLater(d);
+    const run = laterTurn().then(() => this.limit?.run(d, true) ?? this.run.runAndFinish(d, true));
     this.inFlight.track(d.event.id, run);
     if (waitUntil !== undefined) {
       try {
@@ -212,12 +211,6 @@ export class DeliveryPipeline {
       }
     }
     return RECEIVED;
-  }
-
-  /** An acknowledged delivery's handlers, from a later turn on. */
-  async #runLater(d: Running): Promise<WebhookHandlerError | undefined> {
-    await laterTurn();
-    return await (this.limit?.run(d, true) ?? this.run.runAndFinish(d, true));
   }
 
   /** Hands the claimed event to `dispatch`: 200 once it resolves, 503 (and the claim released) if not. */
