@@ -37,7 +37,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // CI reads the pass/fail counts for its closing line from this report (VITEST_REPORT names another
-    // for its Node 22 and 24 runs, which run beside this one).
+    // for each of its Node 22 and 24 runs).
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: process.env.VITEST_REPORT ?? '.vitest-report.json' }]]
       : ['default'],

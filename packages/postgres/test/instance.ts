@@ -1,6 +1,6 @@
 /**
  * One app instance in its own process, for the multi-instance and crash tests:
- * `node --import tsx instance.ts '<InstanceConfig json>'` (bundled: service.ts), forked with IPC. Express, the receiver in
+ * `instance.ts '<InstanceConfig json>'`, bundled and forked with IPC by service.ts. Express, the receiver in
  * 'after-handlers' mode and a PostgresStore; the handler writes the event's business row inside
  * store.transaction. The parent may ask it to die (SIGKILL, no clean-up) at a point in the handler of
  * one event: { type: 'crash', id, point }.
